@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model's Linux memory-management types, with the kernel's names
+ * and field meanings (include/linux/mm_types.h), reduced to what anon
+ * reverse mapping needs.
+ */
+#ifndef COWCTX_MM_TYPES_H
+#define COWCTX_MM_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cowctx/account.h>
+#include <cowctx/list.h>
+#include <cowctx/lock.h>
+
+#define PAGE_SHIFT	12
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#define PAGE_ALIGNED(x)	(((x) & (PAGE_SIZE - 1)) == 0)
+#define PHYS_PFN(x)	((unsigned long)(x) >> PAGE_SHIFT)
+
+/* x86-64 with 4-level paging: 47 bits of user space less one guard page */
+#define TASK_SIZE	0x7ffffffff000UL
+
+/* vm_flags: the kernel's bit values (include/linux/mm.h) */
+#define VM_NONE		0x00000000UL
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_SHARED	0x00000008UL
+#define VM_MAYREAD	0x00000010UL
+#define VM_MAYWRITE	0x00000020UL
+#define VM_MAYEXEC	0x00000040UL
+#define VM_MAYSHARE	0x00000080UL
+#define VM_DONTCOPY	0x00020000UL
+#define VM_DONTEXPAND	0x00040000UL
+#define VM_ACCOUNT	0x00100000UL
+#define VM_WIPEONFORK	0x02000000UL
+#define VM_SOFTDIRTY	0x08000000UL
+
+#define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
+
+/* mmap/mprotect protection bits (uapi) */
+#define PROT_NONE	0x0
+#define PROT_READ	0x1
+#define PROT_WRITE	0x2
+#define PROT_EXEC	0x4
+
+/* mremap flags (uapi) */
+#define MREMAP_MAYMOVE		1
+#define MREMAP_FIXED		2
+#define MREMAP_DONTUNMAP	4
+
+/* madvise advice (uapi) */
+#define MADV_DONTNEED		4
+#define MADV_DONTFORK		10
+#define MADV_DOFORK		11
+#define MADV_WIPEONFORK		18
+#define MADV_KEEPONFORK		19
+
+/* folio->flags */
+enum pageflags {
+	PG_locked,
+	PG_anon_exclusive,	/* kernel: PG_mappedtodisk's alias on anon pages */
+	PG_zero,		/* model only: this is the shared zero page */
+};
+
+/* low bit of folio->mapping says "anonymous": the kernel's encoding */
+#define PAGE_MAPPING_ANON	0x1UL
+
+struct model;
+struct address_space;
+
+/*
+ * Order-0 folios only. An anonymous folio's refcount equals its
+ * mapcount (no swap, no pins, no LRU batches); a page-cache folio has
+ * one more reference, the page cache's.
+ */
+struct folio {
+	unsigned long flags;
+	int _refcount;
+	int _mapcount;		/* PTEs mapping it; not -1 biased as in Linux */
+	void *mapping;		/* anon: backend object | PAGE_MAPPING_ANON */
+	unsigned long index;	/* anon: linear_page_index(); file: pgoff */
+	/*
+	 * The kernel's folio->private: unused by anonymous folios that are
+	 * not in the swap cache, so a backend may keep one word here.
+	 */
+	unsigned long private;
+	unsigned long pfn;	/* allocation order: stable identity in reports */
+	struct model *model;
+	struct list_head lru;	/* model->folios */
+};
+
+/* A PTE: the folio it maps (NULL: none) and x86's software-visible bits */
+#define _PAGE_PRESENT	0x001U
+#define _PAGE_RW	0x002U
+#define _PAGE_ACCESSED	0x020U
+#define _PAGE_DIRTY	0x040U
+
+typedef struct {
+	struct folio *folio;
+	unsigned int flags;
+} pte_t;
+
+#define PTRS_PER_TABLE	512
+#define PTE_SHIFT	PAGE_SHIFT
+#define PMD_SHIFT	21
+#define PUD_SHIFT	30
+#define PGDIR_SHIFT	39
+#define PMD_SIZE	(1UL << PMD_SHIFT)
+
+/* One page-table page: a PTE table, or a PGD/PUD/PMD of pointers down */
+struct pte_table {
+	pte_t pte[PTRS_PER_TABLE];
+	unsigned int nr_used;	/* present entries: freeing needs none */
+	spinlock_t ptl;		/* split page-table lock */
+};
+
+struct dir_table {
+	void *entry[PTRS_PER_TABLE];
+	unsigned int nr_used;
+};
+
+/* A file for MAP_PRIVATE mappings: its page cache is its address_space */
+struct address_space {
+	struct file *host;
+	struct folio **pages;	/* sorted by index */
+	unsigned long nrpages;
+	unsigned long capacity;
+};
+
+struct file {
+	char *f_name;
+	struct address_space f_mapping;
+	struct list_head node;	/* model->files */
+};
+
+struct mm_struct;
+
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	struct mm_struct *vm_mm;
+	unsigned long vm_flags;
+	/* anon: vm_start >> PAGE_SHIFT at creation, kept across moves */
+	unsigned long vm_pgoff;
+	struct file *vm_file;
+	/*
+	 * The backend's per-VMA anonymous state. For the anon_vma backend
+	 * a struct anon_vma *; for the others a non-NULL marker. NULL until
+	 * the first anonymous fault, as in Linux, and fork copies page
+	 * tables only where it is set (vma_needs_copy()).
+	 */
+	void *anon_vma;
+	struct list_head anon_vma_chain;	/* anon_vma backend's AVCs */
+	void *rmap_private;			/* any other backend state */
+	unsigned int vm_lock_seq;		/* bumped on every change */
+	unsigned long id;			/* creation order, for reports */
+};
+
+/*
+ * The mm's VMA tree: a sorted array of VMAs (the maple tree's leaves,
+ * flattened). Lookup is a binary search; iteration is by index.
+ */
+struct vma_tree {
+	struct vm_area_struct **vmas;
+	unsigned long nr;
+	unsigned long capacity;
+};
+
+struct mm_struct {
+	struct model *model;
+	struct vma_tree mm_mt;
+	struct dir_table *pgd;
+	unsigned long pgtables_bytes;	/* page-table pages, as in the kernel */
+	struct rw_semaphore mmap_lock;
+	int map_count;
+	unsigned long total_vm;
+	/* backend's per-mm state: the COW context lives here */
+	void *rmap_private;
+	unsigned long fork_seq;	/* model->total_forks when this mm was made */
+	char comm[32];		/* the scenario's process name, for reports */
+	unsigned long id;	/* creation order */
+	struct list_head mmlist;	/* model->mms */
+};
+
+/* Why the model calls model->hook: fork's steps, for race testing */
+enum model_hook_point {
+	HOOK_FORK_START,	/* child mm exists, no VMA copied yet */
+	HOOK_FORK_VMA_LINKED,	/* one more VMA copied and its rmap set up */
+	HOOK_FORK_PTES_COPIED,	/* that VMA's page tables copied */
+	HOOK_FORK_END,		/* the child is complete */
+};
+
+struct rmap_ops;
+
+struct walk_stats {
+	unsigned long walks;
+	unsigned long vmas_examined;	/* candidates whose PTE was looked at */
+	unsigned long mappings_found;	/* candidates whose PTE mapped the folio */
+};
+
+/* One model instance: a machine running one rmap backend. */
+struct model {
+	const struct rmap_ops *rmap;
+	void *rmap_private;	/* backend's per-instance state */
+	struct account acct;	/* backend's rmap objects */
+	struct list_head mms;
+	struct list_head folios;
+	struct list_head files;
+	struct folio zero_folio;
+	unsigned long next_pfn;
+	unsigned long next_vma_id;
+	unsigned long next_mm_id;
+	unsigned long total_forks;	/* kernel/fork.c's total_forks */
+	unsigned long nr_folios;	/* anonymous and page cache */
+	unsigned long nr_anon_folios;
+	unsigned long nr_pgtables;
+	unsigned long nr_vmas;
+	unsigned long nr_mms;
+	struct walk_stats walk;
+	struct lock_stat mmap_lock_stat;
+	struct lock_stat ptl_stat;
+	/* a test may observe fork's steps (deterministic race testing) */
+	void (*hook)(struct model *m, enum model_hook_point where,
+		     struct mm_struct *mm, struct vm_area_struct *vma);
+	void *hook_data;
+	/*
+	 * Deliberately wrong facts, so tests can prove a comparison fails:
+	 * skip_cow_nth > 0 makes the Nth COW fault from now write into the
+	 * shared folio instead of copying it.
+	 */
+	long skip_cow_nth;
+};
+
+static inline bool folio_test_anon(const struct folio *folio)
+{
+	return ((uintptr_t)folio->mapping & PAGE_MAPPING_ANON) != 0;
+}
+
+/* The backend object an anonymous folio points at */
+static inline void *folio_anon_rmap(const struct folio *folio)
+{
+	return (void *)((uintptr_t)folio->mapping & ~PAGE_MAPPING_ANON);
+}
+
+static inline void folio_set_anon_rmap(struct folio *folio, void *obj)
+{
+	folio->mapping = (void *)((uintptr_t)obj | PAGE_MAPPING_ANON);
+}
+
+static inline bool folio_test_flag(const struct folio *folio, int bit)
+{
+	return (folio->flags >> bit) & 1;
+}
+
+static inline void folio_set_flag(struct folio *folio, int bit)
+{
+	folio->flags |= 1UL << bit;
+}
+
+static inline void folio_clear_flag(struct folio *folio, int bit)
+{
+	folio->flags &= ~(1UL << bit);
+}
+
+static inline bool folio_mapped(const struct folio *folio)
+{
+	return folio->_mapcount > 0;
+}
+
+static inline int folio_mapcount(const struct folio *folio)
+{
+	return folio->_mapcount;
+}
+
+static inline unsigned long vma_pages(const struct vm_area_struct *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+}
+
+static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
+{
+	return !vma->vm_file;
+}
+
+/* The pgoff a page at @address has in @vma (mm/internal.h's name) */
+static inline unsigned long linear_page_index(const struct vm_area_struct *vma,
+					      unsigned long address)
+{
+	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
+}
+
+/*
+ * Where a pgoff is mapped in @vma; the caller checks it is inside.
+ * The kernel's vma_address() without the range check.
+ */
+static inline unsigned long vma_pgoff_address(const struct vm_area_struct *vma,
+					      unsigned long pgoff)
+{
+	return vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+}
+
+#endif /* COWCTX_MM_TYPES_H */

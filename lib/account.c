@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include <cowctx/account.h>
+
+long alloc_fail_nth;
+
+static int should_fail(void)
+{
+	if (alloc_fail_nth <= 0)
+		return 0;
+	return --alloc_fail_nth == 0;
+}
+
+void *model_zalloc(size_t size)
+{
+	if (should_fail())
+		return NULL;
+	return calloc(1, size);
+}
+
+void *model_realloc(void *p, size_t size)
+{
+	if (should_fail())
+		return NULL;
+	return realloc(p, size);
+}
+
+void model_free(void *p)
+{
+	free(p);
+}
+
+int account_register(struct account *acct, const char *name)
+{
+	int i;
+
+	for (i = 0; i < acct->nr_types; i++)
+		if (!strcmp(acct->type[i].name, name))
+			return i;
+	if (acct->nr_types == ACCOUNT_MAX_TYPES)
+		abort();	/* a backend with too many types is a build bug */
+	acct->type[acct->nr_types].name = name;
+	return acct->nr_types++;
+}
+
+static void charge(struct account *acct, long bytes)
+{
+	acct->bytes += bytes;
+	if (acct->bytes > acct->peak_bytes)
+		acct->peak_bytes = acct->bytes;
+}
+
+void *account_alloc(struct account *acct, int type, size_t size,
+		    size_t kernel_bytes)
+{
+	struct obj_type_stat *t = &acct->type[type];
+	void *p = model_zalloc(size);
+
+	if (!p)
+		return NULL;
+	t->allocs++;
+	if (++t->live > t->peak)
+		t->peak = t->live;
+	charge(acct, (long)kernel_bytes);
+	return p;
+}
+
+void account_free(struct account *acct, int type, void *p,
+		  size_t kernel_bytes)
+{
+	struct obj_type_stat *t = &acct->type[type];
+
+	if (!p)
+		return;
+	t->frees++;
+	t->live--;
+	acct->bytes -= (long)kernel_bytes;
+	model_free(p);
+}
+
+void *account_realloc(struct account *acct, int type, void *p, size_t size,
+		      size_t old_kernel_bytes, size_t new_kernel_bytes)
+{
+	void *np;
+
+	if (!p)
+		return account_alloc(acct, type, size, new_kernel_bytes);
+	np = model_realloc(p, size);
+	if (!np)
+		return NULL;
+	/* krealloc() of a slab object is a new allocation in the kernel */
+	acct->type[type].allocs++;
+	acct->bytes -= (long)old_kernel_bytes;
+	charge(acct, (long)new_kernel_bytes);
+	return np;
+}
+
+long account_live_total(const struct account *acct)
+{
+	long n = 0;
+	int i;
+
+	for (i = 0; i < acct->nr_types; i++)
+		n += acct->type[i].live;
+	return n;
+}

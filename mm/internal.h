@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Model-internal helpers shared between mm/ files (mm/internal.h's role). */
+#ifndef COWCTX_MM_INTERNAL_H
+#define COWCTX_MM_INTERNAL_H
+
+#include <cowctx/mm.h>
+#include "rmap/rmap.h"
+
+/* An internal inconsistency: always a bug in the model, never input. */
+__attribute__((noreturn)) void model_bug(const char *fmt, ...);
+
+/* vma_tree.c */
+int vma_tree_reserve(struct mm_struct *mm, unsigned long extra);
+void vma_tree_insert(struct mm_struct *mm, struct vm_area_struct *vma);
+void vma_tree_remove(struct mm_struct *mm, struct vm_area_struct *vma);
+void vma_tree_validate(struct mm_struct *mm);
+struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
+struct vm_area_struct *vma_next(struct vm_area_struct *vma);
+struct vm_area_struct *vma_prev_of(struct mm_struct *mm, unsigned long addr);
+
+/* pgtable.c */
+pte_t *pte_alloc(struct mm_struct *mm, unsigned long addr);
+void free_pgd_range(struct mm_struct *mm, unsigned long floor,
+		    unsigned long ceiling);
+void free_all_pgtables(struct mm_struct *mm);
+void pte_table_account(struct mm_struct *mm, unsigned long addr, int delta);
+/* Move @old_addr's PTE to @new_addr (mremap); the target PTE must be none */
+int move_pte(struct mm_struct *mm, unsigned long old_addr,
+	     unsigned long new_addr);
+
+/* folio.c */
+struct folio *folio_alloc(struct model *m);
+void folio_get(struct folio *folio);
+void folio_put(struct folio *folio);
+/* mapcount changes, telling the backend */
+void folio_add_mapcount(struct folio *folio, int delta);
+/* set/clear a PTE, keeping per-table counts and folio maps right */
+void set_pte(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+	     struct folio *folio, unsigned int flags);
+void pte_clear_and_put(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
+
+/* filemap.c */
+struct folio *filemap_get_folio(struct model *m, struct file *file,
+				unsigned long index);
+void filemap_release_all(struct model *m);
+
+/* vma.c */
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *vma);
+void vm_area_free(struct vm_area_struct *vma);
+/* link into the tree and tell the backend; room must be reserved */
+void vma_link(struct mm_struct *mm, struct vm_area_struct *vma);
+/* unlink from the tree, rmap and free */
+void remove_vma(struct vm_area_struct *vma);
+int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below);
+void vma_set_range(struct vm_area_struct *vma, unsigned long start,
+		   unsigned long end, unsigned long pgoff);
+
+/* The merge state: Linux's struct vma_merge_struct, reduced */
+struct vma_merge_struct {
+	struct mm_struct *mm;
+	struct vm_area_struct *prev;
+	struct vm_area_struct *next;
+	struct vm_area_struct *middle;	/* the VMA being modified, if any */
+	struct vm_area_struct *target;	/* the VMA that survives */
+	struct vm_area_struct *copied_from;	/* mremap's source */
+	unsigned long start;
+	unsigned long end;
+	unsigned long pgoff;
+	unsigned long flags;
+	struct file *file;
+	void *anon_vma;
+	bool just_expand;
+	bool nomem;
+};
+
+struct vm_area_struct *vma_merge_new_range(struct vma_merge_struct *vmg);
+/* mprotect's and madvise's flag changes: merge, or split to fit */
+struct vm_area_struct *vma_modify_flags(struct vm_area_struct *prev,
+					struct vm_area_struct *vma,
+					unsigned long start, unsigned long end,
+					unsigned long new_flags, int *err);
+
+/* memory.c */
+void zap_page_range(struct vm_area_struct *vma, unsigned long start,
+		    unsigned long end);
+int copy_page_range(struct vm_area_struct *dst, struct vm_area_struct *src);
+void change_protection(struct vm_area_struct *vma, unsigned long start,
+		       unsigned long end, unsigned long newflags);
+
+/* mmap.c */
+int do_vmi_munmap(struct mm_struct *mm, unsigned long start,
+		  unsigned long len);
+/* is [addr, addr + len) a valid user range? */
+bool range_in_user_space(unsigned long addr, unsigned long len);
+
+static inline unsigned long calc_vm_prot_bits(int prot)
+{
+	return (prot & PROT_READ ? VM_READ : 0) |
+	       (prot & PROT_WRITE ? VM_WRITE : 0) |
+	       (prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+/* is_cow_mapping(): private and may become writable */
+static inline bool is_cow_mapping(unsigned long flags)
+{
+	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
+
+static inline void model_hook(struct model *m, enum model_hook_point where,
+			      struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	if (m->hook)
+		m->hook(m, where, mm, vma);
+}
+
+#endif /* COWCTX_MM_INTERNAL_H */

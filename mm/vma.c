@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * VMA lifetime, split and merge (Linux mm/vma.c). Merges decide how many
+ * VMAs, and so how many anon_vma objects, exist: the rules follow the
+ * kernel this project is judged on (6.18), step by step.
+ */
+#include <errno.h>
+
+#include <cowctx/mm.h>
+#include "mm/internal.h"
+
+/* /proc/sys/vm/max_map_count's default */
+#define MAX_MAP_COUNT	65530
+
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma = model_zalloc(sizeof(*vma));
+
+	if (!vma)
+		return NULL;
+	vma->vm_mm = mm;
+	INIT_LIST_HEAD(&vma->anon_vma_chain);
+	vma->id = mm->model->next_vma_id++;
+	mm->model->nr_vmas++;
+	return vma;
+}
+
+/* A copy sharing @orig's anon_vma pointer but none of its chain */
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+{
+	struct vm_area_struct *vma = vm_area_alloc(orig->vm_mm);
+
+	if (!vma)
+		return NULL;
+	vma->vm_start = orig->vm_start;
+	vma->vm_end = orig->vm_end;
+	vma->vm_flags = orig->vm_flags;
+	vma->vm_pgoff = orig->vm_pgoff;
+	vma->vm_file = orig->vm_file;
+	vma->anon_vma = orig->anon_vma;
+	return vma;
+}
+
+void vm_area_free(struct vm_area_struct *vma)
+{
+	vma->vm_mm->model->nr_vmas--;
+	model_free(vma);
+}
+
+void vma_link(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	const struct rmap_ops *ops = mm->model->rmap;
+
+	vma_tree_insert(mm, vma);
+	if (ops->vma_link)
+		ops->vma_link(vma);
+}
+
+/* Out of the tree, out of the rmap, freed. Its PTEs are already gone. */
+void remove_vma(struct vm_area_struct *vma)
+{
+	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
+
+	vma_tree_remove(vma->vm_mm, vma);
+	if (ops->vma_unlink)
+		ops->vma_unlink(vma);
+	vma->anon_vma = NULL;
+	vm_area_free(vma);
+}
+
+static void adjust_begin(struct vm_area_struct *vma)
+{
+	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
+
+	vma->vm_lock_seq++;	/* vma_start_write() */
+	if (ops->vma_adjust_begin)
+		ops->vma_adjust_begin(vma);
+}
+
+static void adjust_end(struct vm_area_struct *vma)
+{
+	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
+
+	if (ops->vma_adjust_end)
+		ops->vma_adjust_end(vma);
+}
+
+void vma_set_range(struct vm_area_struct *vma, unsigned long start,
+		   unsigned long end, unsigned long pgoff)
+{
+	adjust_begin(vma);
+	vma->vm_start = start;
+	vma->vm_end = end;
+	vma->vm_pgoff = pgoff;
+	adjust_end(vma);
+}
+
+static int clone_anon(struct vm_area_struct *dst, struct vm_area_struct *src)
+{
+	const struct rmap_ops *ops = dst->vm_mm->model->rmap;
+
+	return ops->vma_clone ? ops->vma_clone(dst, src) : 0;
+}
+
+/*
+ * __split_vma(): the new VMA takes [vm_start, addr) when @new_below,
+ * else [addr, vm_end); @vma keeps the rest.
+ */
+int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct vm_area_struct *new;
+	int err;
+
+	if (addr <= vma->vm_start || addr >= vma->vm_end)
+		model_bug("split_vma outside the VMA");
+	if (mm->map_count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	if (vma_tree_reserve(mm, 1))
+		return -ENOMEM;
+	new = vm_area_dup(vma);
+	if (!new)
+		return -ENOMEM;
+	if (new_below) {
+		new->vm_end = addr;
+	} else {
+		new->vm_start = addr;
+		new->vm_pgoff += (addr - vma->vm_start) >> PAGE_SHIFT;
+	}
+	err = clone_anon(new, vma);
+	if (err) {
+		vm_area_free(new);
+		return err;
+	}
+	if (new_below)
+		vma_set_range(vma, addr, vma->vm_end,
+			      vma->vm_pgoff +
+			      ((addr - vma->vm_start) >> PAGE_SHIFT));
+	else
+		vma_set_range(vma, vma->vm_start, addr, vma->vm_pgoff);
+	vma_link(mm, new);
+	return 0;
+}
+
+static bool fork_child(struct vm_area_struct *vma)
+{
+	const struct rmap_ops *ops;
+
+	if (!vma || !vma->anon_vma)
+		return false;
+	ops = vma->vm_mm->model->rmap;
+	return ops->vma_is_fork_child && ops->vma_is_fork_child(vma);
+}
+
+static bool is_mergeable_vma(struct vma_merge_struct *vmg, bool merge_next)
+{
+	struct vm_area_struct *vma = merge_next ? vmg->next : vmg->prev;
+
+	/* soft-dirty alone never keeps VMAs apart */
+	if ((vma->vm_flags ^ vmg->flags) & ~VM_SOFTDIRTY)
+		return false;
+	return vma->vm_file == vmg->file;
+}
+
+/*
+ * is_mergeable_anon_vma() as of Linux 6.16+: a merge may import anon
+ * state into an unfaulted neighbour, or extend a faulted one, unless
+ * the VMA whose anon state spreads came from a fork.
+ */
+static bool is_mergeable_anon_vma(struct vma_merge_struct *vmg,
+				  bool merge_next)
+{
+	struct vm_area_struct *tgt = merge_next ? vmg->next : vmg->prev;
+	void *tgt_anon = tgt->anon_vma;
+	void *src_anon = vmg->anon_vma;
+
+	if (!tgt_anon && src_anon)
+		return !fork_child(vmg->middle) && !fork_child(vmg->copied_from);
+	if (tgt_anon && !src_anon)
+		return !fork_child(tgt);
+	return src_anon == tgt_anon;
+}
+
+/* Can [start, end) go in front of next (lower address and pgoff)? */
+static bool can_vma_merge_before(struct vma_merge_struct *vmg)
+{
+	unsigned long pglen = PHYS_PFN(vmg->end - vmg->start);
+
+	return is_mergeable_vma(vmg, true) &&
+	       is_mergeable_anon_vma(vmg, true) &&
+	       vmg->next->vm_pgoff == vmg->pgoff + pglen;
+}
+
+/* Can [start, end) go after prev? */
+static bool can_vma_merge_after(struct vma_merge_struct *vmg)
+{
+	return is_mergeable_vma(vmg, false) &&
+	       is_mergeable_anon_vma(vmg, false) &&
+	       vmg->prev->vm_pgoff + vma_pages(vmg->prev) == vmg->pgoff;
+}
+
+static bool can_vma_merge_left(struct vma_merge_struct *vmg)
+{
+	return vmg->prev && vmg->prev->vm_end == vmg->start &&
+	       can_vma_merge_after(vmg);
+}
+
+static bool can_vma_merge_right(struct vma_merge_struct *vmg,
+				bool can_merge_left)
+{
+	void *prev_anon, *next_anon;
+
+	if (!vmg->next || vmg->end != vmg->next->vm_start ||
+	    !can_vma_merge_before(vmg))
+		return false;
+	if (!can_merge_left)
+		return true;
+	/* both sides fit the range; they must also fit each other */
+	prev_anon = vmg->prev->anon_vma;
+	next_anon = vmg->next->anon_vma;
+	return !prev_anon || !next_anon || prev_anon == next_anon;
+}
+
+/*
+ * dup_anon_vma(): the expanding @dst covers pages @src had faulted,
+ * so it takes @src's anon state if it has none.
+ */
+static int dup_anon_vma(struct vm_area_struct *dst, struct vm_area_struct *src)
+{
+	int err;
+
+	if (!src->anon_vma || dst->anon_vma)
+		return 0;
+	dst->anon_vma = src->anon_vma;
+	err = clone_anon(dst, src);
+	if (err)
+		dst->anon_vma = NULL;
+	return err;
+}
+
+/* Drop a VMA a merge swallowed: its range now belongs to a neighbour. */
+static void merge_remove(struct vm_area_struct *vma)
+{
+	remove_vma(vma);
+}
+
+/*
+ * vma_expand(): grow vmg->target to [start, end), swallowing
+ * vmg->next when the range reaches its end.
+ */
+static int vma_expand(struct vma_merge_struct *vmg)
+{
+	struct vm_area_struct *target = vmg->target, *next = vmg->next;
+	bool remove_next = next && next != target && vmg->end == next->vm_end;
+	int err;
+
+	if (remove_next) {
+		err = dup_anon_vma(target, next);
+		if (err)
+			return err;
+		merge_remove(next);
+	}
+	vma_set_range(target, vmg->start, vmg->end, vmg->pgoff);
+	return 0;
+}
+
+/*
+ * vma_merge_new_range(): a new range [start, end) (mmap, the mremap
+ * copy, mremap growing in place) joins prev and/or next if it can.
+ * Returns the VMA that now covers it, or NULL (vmg->nomem on ENOMEM).
+ */
+struct vm_area_struct *vma_merge_new_range(struct vma_merge_struct *vmg)
+{
+	unsigned long pglen = PHYS_PFN(vmg->end - vmg->start);
+	bool left, right;
+
+	if (!vmg->prev && !vmg->next)
+		return NULL;
+	left = can_vma_merge_left(vmg);
+	right = !vmg->just_expand && can_vma_merge_right(vmg, left);
+	if (!left && !right)
+		return NULL;
+	if (right) {
+		vmg->target = vmg->next;
+		vmg->end = vmg->next->vm_end;
+		vmg->pgoff = vmg->next->vm_pgoff - pglen;
+	}
+	if (left) {
+		vmg->target = vmg->prev;
+		vmg->start = vmg->prev->vm_start;
+		vmg->pgoff = vmg->prev->vm_pgoff;
+	}
+	if (vma_expand(vmg)) {
+		vmg->nomem = true;
+		return NULL;
+	}
+	return vmg->target;
+}
+
+/*
+ * vma_merge_existing_range(): [start, end) of vmg->middle is changing
+ * to vmg->flags; merge it into prev and/or next where they match.
+ */
+static struct vm_area_struct *
+vma_merge_existing_range(struct vma_merge_struct *vmg)
+{
+	struct vm_area_struct *vma = vmg->middle, *prev = vmg->prev;
+	struct vm_area_struct *next = NULL, *adjust = NULL;
+	unsigned long start = vmg->start, end = vmg->end;
+	bool left_side = start == vma->vm_start;
+	bool right_side = end == vma->vm_end;
+	bool merge_left, merge_right, delete_vma;
+	long adj_start = 0;
+	int err;
+
+	if (!left_side && !right_side)
+		return NULL;
+	merge_left = left_side && can_vma_merge_left(vmg);
+	merge_right = false;
+	if (right_side) {
+		next = vmg->next = vma_next(vma);
+		merge_right = can_vma_merge_right(vmg, merge_left);
+	}
+	if (!merge_left && !merge_right)
+		return NULL;
+	delete_vma = left_side && right_side;
+
+	if (merge_left && merge_right) {
+		/*
+		 *        |<----->|
+		 * |------*********------|
+		 *  prev     vma     next
+		 * extend   delete  delete
+		 */
+		vmg->target = prev;
+		vmg->start = prev->vm_start;
+		vmg->end = next->vm_end;
+		vmg->pgoff = prev->vm_pgoff;
+		err = dup_anon_vma(prev, next->anon_vma ? next : vma);
+	} else if (merge_left) {
+		/*
+		 *        |<----->| or |<--------->|
+		 * |------*************
+		 *  prev       vma
+		 * extend shrink/delete
+		 */
+		vmg->target = prev;
+		vmg->start = prev->vm_start;
+		vmg->pgoff = prev->vm_pgoff;
+		if (!delete_vma) {
+			adjust = vma;
+			adj_start = (long)(vmg->end - vma->vm_start);
+		}
+		err = dup_anon_vma(prev, vma);
+	} else {
+		/*
+		 *     |<----->| or |<--------->|
+		 * *************------|
+		 *      vma       next
+		 * shrink/delete extend
+		 */
+		unsigned long pglen = PHYS_PFN(vmg->end - vmg->start);
+
+		if (delete_vma) {
+			vmg->target = next;
+			vmg->end = next->vm_end;
+			vmg->pgoff = next->vm_pgoff - pglen;
+		} else {
+			/* vma shrinks to [vm_start, start), next grows down */
+			vmg->target = vma;
+			vmg->start = vma->vm_start;
+			vmg->end = start;
+			vmg->pgoff = vma->vm_pgoff;
+			adjust = next;
+			adj_start = -(long)(vma->vm_end - start);
+		}
+		err = dup_anon_vma(next, vma);
+	}
+	if (err) {
+		vmg->nomem = true;
+		return NULL;
+	}
+
+	/* commit_merge(): swallowed VMAs leave first, then ranges move */
+	if (delete_vma)
+		merge_remove(vma);
+	if (merge_left && merge_right)
+		merge_remove(next);
+	if (adjust && adj_start < 0) {
+		/* next grows down into what vma gives up: shrink vma first */
+		vma_set_range(vmg->target, vmg->start, vmg->end, vmg->pgoff);
+		vma_set_range(adjust, adjust->vm_start + adj_start,
+			      adjust->vm_end,
+			      adjust->vm_pgoff - PHYS_PFN(-adj_start));
+	} else {
+		if (adjust)
+			vma_set_range(adjust, adjust->vm_start + adj_start,
+				      adjust->vm_end,
+				      adjust->vm_pgoff + PHYS_PFN(adj_start));
+		vma_set_range(vmg->target, vmg->start, vmg->end, vmg->pgoff);
+	}
+	return merge_left ? prev : next;
+}
+
+struct vm_area_struct *vma_modify_flags(struct vm_area_struct *prev,
+					struct vm_area_struct *vma,
+					unsigned long start, unsigned long end,
+					unsigned long new_flags, int *errp)
+{
+	struct vma_merge_struct vmg = {
+		.mm = vma->vm_mm,
+		.prev = prev,
+		.middle = vma,
+		.start = start,
+		.end = end,
+		.pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT),
+		.flags = new_flags,
+		.file = vma->vm_file,
+		.anon_vma = vma->anon_vma,
+	};
+	struct vm_area_struct *merged;
+	int err;
+
+	*errp = 0;
+	merged = vma_merge_existing_range(&vmg);
+	if (merged)
+		return merged;
+	if (vmg.nomem) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	if (vma->vm_start < start) {
+		err = split_vma(vma, start, 1);
+		if (err) {
+			*errp = err;
+			return NULL;
+		}
+	}
+	if (vma->vm_end > end) {
+		err = split_vma(vma, end, 0);
+		if (err) {
+			*errp = err;
+			return NULL;
+		}
+	}
+	return vma;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The parts of rmap every backend shares: candidate checks, the list. */
+#include <string.h>
+
+#include <cowctx/mm.h>
+#include "rmap/rmap.h"
+
+const struct rmap_ops *const rmap_backends[] = {
+	&scan_rmap_ops,
+	NULL,
+};
+
+/* Test-only backends: reachable by name, never in the default list */
+static const struct rmap_ops *const test_backends[] = {
+	&broken_scan_rmap_ops,
+	NULL,
+};
+
+const struct rmap_ops *rmap_backend_find(const char *name)
+{
+	int i;
+
+	for (i = 0; rmap_backends[i]; i++)
+		if (!strcmp(rmap_backends[i]->name, name))
+			return rmap_backends[i];
+	for (i = 0; test_backends[i]; i++)
+		if (!strcmp(test_backends[i]->name, name))
+			return test_backends[i];
+	return NULL;
+}
+
+bool rmap_walk_candidate(struct rmap_walk_control *rwc, struct folio *folio,
+			 struct vm_area_struct *vma, unsigned long address)
+{
+	struct model *m = folio->model;
+
+	if (rwc->stopped)
+		return false;
+	m->walk.vmas_examined++;
+	if (address < vma->vm_start || address >= vma->vm_end)
+		return true;
+	if (!mm_maps_folio(vma->vm_mm, address, folio))
+		return true;
+	m->walk.mappings_found++;
+	if (rwc->rmap_one && !rwc->rmap_one(folio, vma, address, rwc->arg)) {
+		rwc->stopped = true;
+		return false;
+	}
+	return true;
+}
+
+int rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)
+{
+	folio->model->walk.walks++;
+	rwc->stopped = false;
+	return folio->model->rmap->walk(folio, rwc);
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Random valid scenarios, for property tests and fuzzing. */
+#ifndef COWCTX_GEN_H
+#define COWCTX_GEN_H
+
+#include <stdio.h>
+
+/*
+ * Write a scenario of about @ops statements to @out: a fork tree using
+ * every statement of the language, valid on Linux by construction (it
+ * is run on a shadow model as it is written). Same seed, same text.
+ * Returns 0, or -ENOMEM.
+ */
+int scenario_gen(unsigned long seed, int ops, FILE *out);
+
+#endif /* COWCTX_GEN_H */

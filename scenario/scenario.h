@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scenario language, version 1 (../shared/SCENARIO.md): parsed once,
+ * then executed against a model instance or real processes.
+ */
+#ifndef COWCTX_SCENARIO_H
+#define COWCTX_SCENARIO_H
+
+#include <stdbool.h>
+
+#define SCN_NAME_MAX	64
+
+enum stmt_kind {
+	STMT_PROC,
+	STMT_MMAP,
+	STMT_MUNMAP,
+	STMT_MPROTECT,
+	STMT_MREMAP,
+	STMT_MADVISE,
+	STMT_TOUCH,
+	STMT_FORK,
+	STMT_EXIT,
+	STMT_CHECK,
+};
+
+struct stmt {
+	enum stmt_kind kind;
+	int line;
+	char proc[SCN_NAME_MAX];	/* who acts (proc: who is created) */
+	char child[SCN_NAME_MAX];	/* fork: the child */
+	unsigned long addr;
+	unsigned long len;		/* mremap: old length */
+	unsigned long new_len;		/* mremap */
+	unsigned long new_addr;		/* mremap ... to NEWADDR */
+	unsigned long mremap_flags;	/* MREMAP_* */
+	int prot;			/* PROT_* */
+	bool is_file;			/* mmap file=NAME:OFFSET */
+	char file[SCN_NAME_MAX];
+	unsigned long offset;		/* file offset in bytes */
+	int advice;			/* MADV_* */
+	bool write;			/* touch write (else read) */
+};
+
+struct scenario {
+	char *path;
+	struct stmt *stmts;
+	int nr;
+};
+
+/*
+ * Parse @path. On any syntax or static error (unknown or duplicate
+ * process, unaligned number) prints "FILE:LINE: message" to stderr and
+ * returns -1; nothing else happens. Returns -2 if the file can't be read.
+ */
+int scenario_parse_file(const char *path, struct scenario *sc);
+/* Same, from a string; @path names it in messages. */
+int scenario_parse_string(const char *path, const char *text,
+			  struct scenario *sc);
+void scenario_free(struct scenario *sc);
+
+/* "0x100000000000 4K" style formatting of statements, for reports */
+const char *stmt_kind_name(enum stmt_kind kind);
+const char *prot_name(int prot);		/* "rw", "none" */
+const char *advice_name(int advice);		/* "dontneed" */
+
+#endif /* COWCTX_SCENARIO_H */
