@@ -24,11 +24,11 @@ LDFLAGS += -fsanitize=thread
 endif
 
 # One line per component; add your files to your component's line.
-LIB_SRCS := lib/account.c lib/lock.c
+LIB_SRCS := lib/account.c lib/lock.c lib/interval_tree.c
 MM_SRCS := mm/vma_tree.c mm/pgtable.c mm/folio.c mm/filemap.c mm/vma.c \
 	   mm/mmap.c mm/mprotect.c mm/mremap.c mm/madvise.c mm/memory.c \
-	   mm/fork.c mm/model.c
-RMAP_SRCS := rmap/rmap.c rmap/scan.c
+	   mm/fork.c mm/model.c mm/debug.c
+RMAP_SRCS := rmap/rmap.c rmap/scan.c rmap/anon_vma.c
 SCENARIO_SRCS := scenario/parse.c scenario/exec.c scenario/check.c \
 		 scenario/gen.c
 KERNEL_SRCS :=

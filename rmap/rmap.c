@@ -7,6 +7,7 @@
 
 const struct rmap_ops *const rmap_backends[] = {
 	&scan_rmap_ops,
+	&anon_vma_rmap_ops,
 	NULL,
 };
 

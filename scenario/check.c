@@ -153,7 +153,8 @@ static void check_folio(struct ctx *c, struct folio *folio,
 		free(got.v);
 		return;
 	}
-	qsort(got.v, got.nr, sizeof(*got.v), cmp_mapping);
+	if (got.nr)
+		qsort(got.v, got.nr, sizeof(*got.v), cmp_mapping);
 	if (got.nr != nwant ||
 	    (nwant && memcmp(got.v, want, nwant * sizeof(*want))))
 		report_walk(c, folio, want, nwant, got.v, got.nr);
@@ -200,7 +201,8 @@ int model_check(struct model *m, struct check_stats *st, FILE *out,
 		free(c.truth.v);
 		return -ENOMEM;
 	}
-	qsort(c.truth.v, c.truth.nr, sizeof(*c.truth.v), cmp_mapping);
+	if (c.truth.nr)
+		qsort(c.truth.v, c.truth.nr, sizeof(*c.truth.v), cmp_mapping);
 	/* folios are listed in pfn order, as the sorted truth is */
 	list_for_each_entry_safe(folio, tmp, &m->folios, lru) {
 		size_t j;

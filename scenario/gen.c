@@ -143,6 +143,7 @@ static void emit(struct gen *g, const char *fmt, ...)
 
 static void must(int err, const char *what)
 {
+
 	if (err) {
 		fprintf(stderr, "cowctx gen: generated an invalid %s (%d): generator bug\n",
 			what, err);
@@ -359,9 +360,15 @@ static void gen_exit(struct gen *g, struct gen_proc *p)
 int scenario_gen(unsigned long seed, int ops, FILE *out)
 {
 	struct gen g = { .rng = seed * 0x9E3779B97F4A7C15ULL + 1, .out = out };
+	const struct rmap_ops *shadow;
 	int i, err = 0;
 
-	g.m = model_create(&scan_rmap_ops);
+	/*
+	 * Validity is decided by Linux's own VMA layout, which anon_vma
+	 * merges decide: backends that merge more accept all it accepts.
+	 */
+	shadow = rmap_backend_find("anon_vma");
+	g.m = model_create(shadow ? shadow : &scan_rmap_ops);
 	if (!g.m)
 		return -ENOMEM;
 	fprintf(out, "# cowctx gen --seed %lu --ops %d\n", seed, ops);

@@ -76,4 +76,8 @@ void walk_page_tables(struct mm_struct *mm,
 bool mm_maps_folio(struct mm_struct *mm, unsigned long addr,
 		   const struct folio *folio);
 
+/* The VMAs of @mm, one a line (debugging, reports) */
+#include <stdio.h>
+void mm_dump(struct mm_struct *mm, FILE *out);
+
 #endif /* COWCTX_MM_H */

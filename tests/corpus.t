@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The scenario corpus: run every tests/scenarios/**/*.scn through
+# "$COWCTX run FILE" and hold it to its header.
+#
+#   no "# expect-error:" header   must exit 0 (every check passed)
+#   "# expect-error: LINE"        must exit 2, print nothing on stdout, and
+#                                 report "FILE:LINE:" on stderr, LINE exact
+#   "# expect-message: TEXT"      that report must also contain TEXT
+#
+# The same files run on the real kernel, so a scenario that fails here is
+# either a model bug or a corpus bug; the diagnostics below say which file,
+# what was expected and what came out.
+
+set -u
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+COWCTX=${COWCTX:-$root/build/cowctx}
+# A relative binary path is relative to where we were started, not to root.
+case $COWCTX in
+/*) ;;
+*/*) COWCTX=$PWD/$COWCTX ;;
+esac
+cd "$root" || exit 1
+
+if [ ! -x "$COWCTX" ]; then
+	echo "Bail out! cowctx binary not found or not executable: $COWCTX"
+	exit 1
+fi
+
+run_limit=60
+have_timeout=0
+command -v timeout >/dev/null 2>&1 && have_timeout=1
+
+mapfile -t files < <(find tests/scenarios -type f -name '*.scn' | LC_ALL=C sort)
+if [ ${#files[@]} -eq 0 ]; then
+	echo "Bail out! no scenarios under $root/tests/scenarios"
+	exit 1
+fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+echo "1..${#files[@]}"
+
+n=0
+failed=0
+
+# Print a captured stream as TAP diagnostics, a few lines at most.
+diag() {
+	local label=$1 file=$2
+	[ -s "$file" ] || return 0
+	echo "#   $label:"
+	head -n 8 "$file" | sed 's/^/#     /'
+}
+
+not_ok() {
+	echo "not ok $n - $1"
+	shift
+	local line
+	for line in "$@"; do
+		echo "#   $line"
+	done
+	diag stdout "$tmp/out"
+	diag stderr "$tmp/err"
+	failed=$((failed + 1))
+}
+
+for f in "${files[@]}"; do
+	n=$((n + 1))
+
+	# Header: the first occurrence of each key counts.
+	want_line=$(sed -n 's/^#[[:space:]]*expect-error:[[:space:]]*//p' "$f" |
+		    head -n 1 | tr -d '[:space:]')
+	want_msg=$(sed -n 's/^#[[:space:]]*expect-message:[[:space:]]*//p' "$f" |
+		   head -n 1 | sed 's/[[:space:]]*$//')
+	has_header=0
+	grep -q '^#[[:space:]]*expect-error:' "$f" && has_header=1
+
+	: >"$tmp/out"
+	: >"$tmp/err"
+
+	if [ $has_header -eq 1 ]; then
+		case $want_line in
+		'' | *[!0-9]*)
+			not_ok "$f: malformed '# expect-error:' header" \
+				"got '$want_line', want a line number"
+			continue
+			;;
+		esac
+		# The line named must hold a statement, or the header has
+		# drifted from the file.
+		stmt=$(sed -n "${want_line}p" "$f" | sed 's/#.*//' |
+		       tr -d '[:space:]')
+		if [ -z "$stmt" ]; then
+			not_ok "$f: '# expect-error: $want_line' names a blank or comment line"
+			continue
+		fi
+	fi
+
+	if [ $have_timeout -eq 1 ]; then
+		timeout "$run_limit" "$COWCTX" run "$f" >"$tmp/out" 2>"$tmp/err"
+	else
+		"$COWCTX" run "$f" >"$tmp/out" 2>"$tmp/err"
+	fi
+	rc=$?
+
+	if [ $rc -eq 124 ] && [ $have_timeout -eq 1 ]; then
+		not_ok "$f: timed out after ${run_limit}s"
+		continue
+	fi
+
+	if [ $has_header -eq 0 ]; then
+		if [ $rc -eq 0 ]; then
+			echo "ok $n - $f runs and every check passes (exit 0)"
+		else
+			not_ok "$f: valid scenario must exit 0" "got exit $rc"
+		fi
+		continue
+	fi
+
+	# An error scenario: exit 2, silence on stdout, FILE:LINE: on stderr.
+	if [ $rc -ne 2 ]; then
+		not_ok "$f: must be refused at line $want_line with exit 2" \
+			"got exit $rc"
+		continue
+	fi
+	if [ -s "$tmp/out" ]; then
+		not_ok "$f: refused, but printed on stdout (must print nothing)"
+		continue
+	fi
+	# The first "FILE:LINE:" at the start of a line is the report that
+	# stopped the run (SCENARIO.md: "FILE:LINE: message" on stderr).
+	report=$(awk -v f="$f:" '
+		index($0, f) == 1 && substr($0, length(f) + 1) ~ /^[0-9]+:/ {
+			print; exit
+		}' "$tmp/err")
+	got_line=$(printf '%s\n' "$report" | awk -v f="$f:" '{
+		rest = substr($0, length(f) + 1)
+		if (match(rest, /^[0-9]+:/))
+			print substr(rest, 1, RLENGTH - 1)
+		exit
+	}')
+	if [ -z "$got_line" ]; then
+		not_ok "$f: exit 2 but no '$f:LINE:' report on stderr" \
+			"want line $want_line"
+		continue
+	fi
+	if [ "$got_line" != "$want_line" ]; then
+		not_ok "$f: refused at the wrong line" \
+			"want line $want_line, got line $got_line"
+		continue
+	fi
+	if [ -n "$want_msg" ] && ! printf '%s\n' "$report" | grep -q -F -- "$want_msg"; then
+		not_ok "$f: refused at line $want_line, wrong message" \
+			"want a message containing '$want_msg'" "got: $report"
+		continue
+	fi
+	if [ -n "$want_msg" ]; then
+		echo "ok $n - $f refused at line $want_line with '$want_msg' (exit 2)"
+	else
+		echo "ok $n - $f refused at line $want_line (exit 2)"
+	fi
+done
+
+[ $failed -eq 0 ]
