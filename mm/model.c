@@ -37,6 +37,7 @@ struct model *model_create(const struct rmap_ops *ops)
 	m->next_pfn = 1;
 	m->mmap_lock_stat.name = "mmap_lock";
 	m->ptl_stat.name = "ptl";
+	m->family_lock_stat.name = "family";
 	if (ops->init && ops->init(m)) {
 		model_free(m);
 		return NULL;

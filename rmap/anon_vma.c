@@ -33,6 +33,8 @@
  * Lock accounting names, printed by ->print_json as
  * "locks": { NAME: {read, write, objects_touched, max_touched}, ... }.
  * "anon_vma_root" sums every site; "anon_vma_root.SITE" is one site.
+ * (The same acquisitions also count in m->family_lock_stat, the
+ * model's backend-independent family-lock figure.)
  * objects_touched counts anon_vma_chains (each one a VMA) inserted,
  * removed or visited in an interval tree while the root rwsem is held;
  * a VMA whose range changes counts each of its AVCs once.
@@ -56,23 +58,53 @@ static struct anon_vma_state *vma_state(struct vm_area_struct *vma)
 }
 
 /*
- * Every acquisition is charged to its call site: the rwsem's stat is
- * pointed at the site's counters for the length of one hold.
+ * The root rwsem counts in m->family_lock_stat, where every backend's
+ * family-wide lock counts; the root also remembers which call site
+ * holds it, so the same acquisitions are broken down by site here.
  */
+static void hold_begin(struct anon_vma_state *st, struct anon_vma *root,
+		       enum anon_vma_lock_site site, bool write)
+{
+	root->hold_site = site;
+	root->hold_touched = 0;
+	if (write)
+		st->site[site].write_acquired++;
+	else
+		st->site[site].read_acquired++;
+}
+
+static void hold_end(struct anon_vma_state *st, struct anon_vma *root)
+{
+	struct lock_stat *s = &st->site[root->hold_site];
+
+	if (root->hold_touched > s->max_touched)
+		s->max_touched = root->hold_touched;
+}
+
+/* @n AVCs inserted, removed or visited under @root's lock */
+static void root_touch(struct anon_vma_state *st, struct anon_vma *root,
+		       unsigned long n)
+{
+	lock_touch(&root->rwsem, n);
+	root->hold_touched += n;
+	st->site[root->hold_site].objects_touched += n;
+}
+
 static struct anon_vma *root_lock_write(struct anon_vma_state *st,
 					struct anon_vma *anon_vma,
 					enum anon_vma_lock_site site)
 {
 	struct anon_vma *root = anon_vma->root;
 
-	if (!rwsem_is_locked(&root->rwsem))
-		root->rwsem.stat = &st->site[site];
 	down_write(&root->rwsem);
+	hold_begin(st, root, site, true);
 	return root;
 }
 
-static void root_unlock_write(struct anon_vma *root)
+static void root_unlock_write(struct anon_vma_state *st,
+			      struct anon_vma *root)
 {
+	hold_end(st, root);
 	up_write(&root->rwsem);
 }
 
@@ -90,10 +122,11 @@ static struct anon_vma *lock_anon_vma_root(struct anon_vma_state *st,
 	return root_lock_write(st, anon_vma, site);
 }
 
-static void unlock_anon_vma_root(struct anon_vma *root)
+static void unlock_anon_vma_root(struct anon_vma_state *st,
+				 struct anon_vma *root)
 {
 	if (root)
-		root_unlock_write(root);
+		root_unlock_write(st, root);
 }
 
 static struct anon_vma *anon_vma_alloc(struct model *m)
@@ -108,7 +141,7 @@ static struct anon_vma *anon_vma_alloc(struct model *m)
 	anon_vma->refcount = 1;
 	anon_vma->parent = anon_vma;
 	anon_vma->root = anon_vma;
-	init_rwsem(&anon_vma->rwsem, NULL);
+	init_rwsem(&anon_vma->rwsem, &m->family_lock_stat);
 	interval_tree_init(&anon_vma->rb_root);
 	anon_vma->id = st->next_id++;
 	list_add_tail(&anon_vma->node, &st->anon_vmas);
@@ -179,20 +212,22 @@ static void anon_vma_chain_assign(struct vm_area_struct *vma,
 }
 
 /* The tree key is the VMA's pgoff range (avc_start_pgoff/last_pgoff) */
-static void avc_tree_insert(struct anon_vma_chain *avc)
+static void avc_tree_insert(struct anon_vma_state *st,
+			    struct anon_vma_chain *avc)
 {
 	struct vm_area_struct *vma = avc->vma;
 
 	avc->rb.start = vma->vm_pgoff;
 	avc->rb.last = vma->vm_pgoff + vma_pages(vma) - 1;
 	interval_tree_insert(&avc->rb, &avc->anon_vma->rb_root);
-	lock_touch(&avc->anon_vma->root->rwsem, 1);
+	root_touch(st, avc->anon_vma->root, 1);
 }
 
-static void avc_tree_remove(struct anon_vma_chain *avc)
+static void avc_tree_remove(struct anon_vma_state *st,
+			    struct anon_vma_chain *avc)
 {
 	interval_tree_remove(&avc->rb, &avc->anon_vma->rb_root);
-	lock_touch(&avc->anon_vma->root->rwsem, 1);
+	root_touch(st, avc->anon_vma->root, 1);
 }
 
 /*
@@ -279,9 +314,9 @@ static int anon_vma_prepare(struct vm_area_struct *vma)
 	root = root_lock_write(st, anon_vma, AV_LOCK_PREPARE);
 	vma->anon_vma = anon_vma;
 	anon_vma_chain_assign(vma, avc, anon_vma);
-	avc_tree_insert(avc);
+	avc_tree_insert(st, avc);
 	anon_vma->num_active_vmas++;
-	root_unlock_write(root);
+	root_unlock_write(st, root);
 	return 0;
 }
 
@@ -315,7 +350,7 @@ static int anon_vma_clone(struct vm_area_struct *dst,
 			 * lock; on failure it drops the lock and retries
 			 * with GFP_KERNEL, which may also fail.
 			 */
-			unlock_anon_vma_root(root);
+			unlock_anon_vma_root(st, root);
 			root = NULL;
 			avc = anon_vma_chain_alloc(m);
 			if (!avc)
@@ -323,7 +358,7 @@ static int anon_vma_clone(struct vm_area_struct *dst,
 		}
 		root = lock_anon_vma_root(st, root, anon_vma, site);
 		anon_vma_chain_assign(dst, avc, anon_vma);
-		avc_tree_insert(avc);
+		avc_tree_insert(st, avc);
 		/* a root is never reused: its self-link makes num_children >= 1
 		 * and the parent VMA keeps it active or has a child below it */
 		if (!dst->anon_vma && src->anon_vma &&
@@ -333,7 +368,7 @@ static int anon_vma_clone(struct vm_area_struct *dst,
 	}
 	if (dst->anon_vma)
 		((struct anon_vma *)dst->anon_vma)->num_active_vmas++;
-	unlock_anon_vma_root(root);
+	unlock_anon_vma_root(st, root);
 	return 0;
 
 enomem_failure:
@@ -395,9 +430,9 @@ static int anon_vma_fork(struct vm_area_struct *vma,
 	vma->anon_vma = anon_vma;
 	anon_vma_chain_assign(vma, avc, anon_vma);
 	root = root_lock_write(st, anon_vma, AV_LOCK_FORK);
-	avc_tree_insert(avc);
+	avc_tree_insert(st, avc);
 	anon_vma->parent->num_children++;
-	root_unlock_write(root);
+	root_unlock_write(st, root);
 	return 0;
 
 out_error_free_anon_vma:
@@ -424,7 +459,7 @@ static void unlink_anon_vmas(struct vm_area_struct *vma,
 		struct anon_vma *anon_vma = avc->anon_vma;
 
 		root = lock_anon_vma_root(st, root, anon_vma, site);
-		avc_tree_remove(avc);
+		avc_tree_remove(st, avc);
 		if (interval_tree_empty(&anon_vma->rb_root)) {
 			anon_vma->parent->num_children--;
 			continue;
@@ -436,7 +471,7 @@ static void unlink_anon_vmas(struct vm_area_struct *vma,
 		((struct anon_vma *)vma->anon_vma)->num_active_vmas--;
 		vma->anon_vma = NULL;
 	}
-	unlock_anon_vma_root(root);
+	unlock_anon_vma_root(st, root);
 
 	list_for_each_entry_safe(avc, next, &vma->anon_vma_chain, same_vma) {
 		struct anon_vma *anon_vma = avc->anon_vma;
@@ -469,31 +504,34 @@ static void anon_vma_adjust_begin(struct vm_area_struct *vma)
 	if (st->adjusting)
 		anon_vma_bug("nested vma_adjust_begin");
 	st->adjusting = vma;
+	st->adjust_root = NULL;
 	if (!vma->anon_vma)
 		return;
-	root_lock_write(st, vma->anon_vma, AV_LOCK_ADJUST);
+	st->adjust_root = root_lock_write(st, vma->anon_vma, AV_LOCK_ADJUST);
 	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
-		avc_tree_remove(avc);
+		avc_tree_remove(st, avc);
 }
 
 static void anon_vma_adjust_end(struct vm_area_struct *vma)
 {
 	struct anon_vma_state *st = vma_state(vma);
+	struct anon_vma *root = st->adjust_root;
 	struct anon_vma_chain *avc;
-	struct anon_vma *root;
 
 	if (st->adjusting != vma)
 		anon_vma_bug("vma_adjust_end without vma_adjust_begin");
 	st->adjusting = NULL;
-	if (!vma->anon_vma)
+	if ((vma->anon_vma ? ((struct anon_vma *)vma->anon_vma)->root :
+	     NULL) != root)
+		anon_vma_bug("VMA %lu changed anon_vma while adjusting", vma->id);
+	if (!root)
 		return;
-	root = ((struct anon_vma *)vma->anon_vma)->root;
 	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
 		avc->rb.start = vma->vm_pgoff;
 		avc->rb.last = vma->vm_pgoff + vma_pages(vma) - 1;
 		interval_tree_insert(&avc->rb, &avc->anon_vma->rb_root);
 	}
-	root_unlock_write(root);
+	root_unlock_write(st, root);
 }
 
 /*
@@ -511,7 +549,8 @@ static void anon_vma_take_rmap_locks(struct vm_area_struct *vma)
 static void anon_vma_drop_rmap_locks(struct vm_area_struct *vma)
 {
 	if (vma->anon_vma)
-		root_unlock_write(((struct anon_vma *)vma->anon_vma)->root);
+		root_unlock_write(vma_state(vma),
+				  ((struct anon_vma *)vma->anon_vma)->root);
 }
 
 /*
@@ -568,9 +607,12 @@ static int anon_vma_walk(struct folio *folio, struct rmap_walk_control *rwc)
 		return 0;
 	anon_vma = folio_anon_rmap(folio);
 	root = anon_vma->root;
-	if (!rwsem_is_locked(&root->rwsem))
-		root->rwsem.stat = &st->site[AV_LOCK_WALK];
 	down_read(&root->rwsem);
+	/* a nested reader (an rmap_one that walks) keeps the outer site */
+	if (root->rwsem.readers == 1)
+		hold_begin(st, root, AV_LOCK_WALK, false);
+	else
+		st->site[AV_LOCK_WALK].read_acquired++;
 	for (n = interval_tree_iter_first(&anon_vma->rb_root, pgoff, pgoff);
 	     n; n = interval_tree_iter_next(n, pgoff, pgoff)) {
 		struct anon_vma_chain *avc =
@@ -583,11 +625,13 @@ static int anon_vma_walk(struct folio *folio, struct rmap_walk_control *rwc)
 			anon_vma_bug("AVC key [%lu, %lu] but VMA pgoff range [%lu, %lu]",
 				     n->start, n->last, vma->vm_pgoff,
 				     vma->vm_pgoff + vma_pages(vma) - 1);
-		lock_touch(&root->rwsem, 1);
+		root_touch(st, root, 1);
 		if (!rmap_walk_candidate(rwc, folio, vma,
 					 vma_pgoff_address(vma, pgoff)))
 			break;
 	}
+	if (root->rwsem.readers == 1)
+		hold_end(st, root);
 	up_read(&root->rwsem);
 	return 0;
 }

@@ -42,6 +42,9 @@ struct anon_vma {
 	/* model only: every live anon_vma, for validation; creation order */
 	struct list_head node;
 	unsigned long id;
+	/* model only, in a root: who holds rwsem, AVCs touched in the hold */
+	int hold_site;
+	unsigned long hold_touched;
 };
 
 struct anon_vma_chain {
@@ -72,6 +75,7 @@ struct anon_vma_state {
 	struct lock_stat site[AV_NR_LOCK_SITES];
 	/* the VMA between vma_adjust_begin() and vma_adjust_end() */
 	struct vm_area_struct *adjusting;
+	struct anon_vma *adjust_root;	/* the root locked for it, if any */
 };
 
 static inline struct anon_vma_state *anon_vma_state(struct model *m)

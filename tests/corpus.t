@@ -7,7 +7,8 @@
 #   no "# expect-error:" header   must exit 0 (every check passed)
 #   "# expect-error: LINE"        must exit 2, print nothing on stdout, and
 #                                 report "FILE:LINE:" on stderr, LINE exact
-#   "# expect-message: TEXT"      that report must also contain TEXT
+#   "# expect-message: TEXT"      that report must also contain TEXT (a
+#                                 fixed string; several such lines: all)
 #
 # The same files run on the real kernel, so a scenario that fails here is
 # either a model bug or a corpus bug; the diagnostics below say which file,
@@ -70,17 +71,23 @@ not_ok() {
 for f in "${files[@]}"; do
 	n=$((n + 1))
 
-	# Header: the first occurrence of each key counts.
+	# Header: the first "expect-error" counts; every "expect-message"
+	# must match.
 	want_line=$(sed -n 's/^#[[:space:]]*expect-error:[[:space:]]*//p' "$f" |
 		    head -n 1 | tr -d '[:space:]')
-	want_msg=$(sed -n 's/^#[[:space:]]*expect-message:[[:space:]]*//p' "$f" |
-		   head -n 1 | sed 's/[[:space:]]*$//')
+	mapfile -t want_msgs < <(sed -n \
+		's/^#[[:space:]]*expect-message:[[:space:]]*//p' "$f" |
+		sed 's/[[:space:]]*$//')
 	has_header=0
 	grep -q '^#[[:space:]]*expect-error:' "$f" && has_header=1
 
 	: >"$tmp/out"
 	: >"$tmp/err"
 
+	if [ $has_header -eq 0 ] && [ ${#want_msgs[@]} -gt 0 ]; then
+		not_ok "$f: '# expect-message:' without '# expect-error:'"
+		continue
+	fi
 	if [ $has_header -eq 1 ]; then
 		case $want_line in
 		'' | *[!0-9]*)
@@ -152,13 +159,21 @@ for f in "${files[@]}"; do
 			"want line $want_line, got line $got_line"
 		continue
 	fi
-	if [ -n "$want_msg" ] && ! printf '%s\n' "$report" | grep -q -F -- "$want_msg"; then
+	missing=
+	for m in "${want_msgs[@]}"; do
+		[ -n "$m" ] || continue
+		printf '%s\n' "$report" | grep -q -F -- "$m" && continue
+		missing=$m
+		break
+	done
+	if [ -n "$missing" ]; then
 		not_ok "$f: refused at line $want_line, wrong message" \
-			"want a message containing '$want_msg'" "got: $report"
+			"want a message containing '$missing'" "got: $report"
 		continue
 	fi
-	if [ -n "$want_msg" ]; then
-		echo "ok $n - $f refused at line $want_line with '$want_msg' (exit 2)"
+	if [ ${#want_msgs[@]} -gt 0 ]; then
+		echo "ok $n - $f refused at line $want_line:" \
+			"$(printf "'%s' " "${want_msgs[@]}")(exit 2)"
 	else
 		echo "ok $n - $f refused at line $want_line (exit 2)"
 	fi

@@ -223,6 +223,12 @@ struct model {
 	struct walk_stats walk;
 	struct lock_stat mmap_lock_stat;
 	struct lock_stat ptl_stat;
+	/*
+	 * Every lock whose scope is a whole fork family (anon_vma's root
+	 * rwsem) counts here, whatever the backend, so lock scope can be
+	 * compared: backends init such locks with &m->family_lock_stat.
+	 */
+	struct lock_stat family_lock_stat;
 	/* a test may observe fork's steps (deterministic race testing) */
 	void (*hook)(struct model *m, enum model_hook_point where,
 		     struct mm_struct *mm, struct vm_area_struct *vma);
