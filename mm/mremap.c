@@ -259,6 +259,49 @@ static int mremap_expand(struct vm_area_struct *vma, unsigned long delta)
 	return 0;
 }
 
+/*
+ * remap_move() (Linux 6.17+): a move without resize may span several
+ * VMAs, gaps included. Each VMA's part moves on its own, to the same
+ * distance from new_addr as it had from addr, so the gaps between them
+ * are kept (and whatever the destination has in the gaps stays).
+ */
+static int remap_move(struct mm_struct *mm, unsigned long addr,
+		      unsigned long len, unsigned long new_addr,
+		      unsigned long flags)
+{
+	unsigned long end = addr + len, target = new_addr, last_end = 0;
+	struct vm_area_struct *vma;
+	bool seen = false;
+	int err;
+
+	if (new_addr & ~PAGE_MASK)
+		return -EINVAL;
+	if (len > TASK_SIZE || new_addr > TASK_SIZE - len)
+		return -EINVAL;
+	if (addr + len > new_addr && new_addr + len > addr)
+		return -EINVAL;
+	vma = find_vma(mm, addr);
+	if (!vma || vma->vm_start >= end)
+		return -EFAULT;
+	while (vma && vma->vm_start < end) {
+		unsigned long from = vma->vm_start > addr ? vma->vm_start : addr;
+		unsigned long n = (vma->vm_end < end ? vma->vm_end : end) - from;
+		unsigned long offset = seen ? vma->vm_start - last_end : 0;
+
+		/* no gap is allowed at the start of the range */
+		if (!seen && addr < vma->vm_start)
+			return -EFAULT;
+		last_end = vma->vm_end;
+		err = mremap_to(mm, from, n, target + offset, n, flags);
+		if (err)
+			return err;
+		target += offset + n;
+		seen = true;
+		vma = find_vma(mm, last_end);
+	}
+	return 0;
+}
+
 static int mremap_locked(struct mm_struct *mm, unsigned long addr,
 			 unsigned long old_len, unsigned long new_len,
 			 unsigned long flags, unsigned long new_addr)
@@ -266,6 +309,8 @@ static int mremap_locked(struct mm_struct *mm, unsigned long addr,
 	struct vm_area_struct *vma;
 	int err;
 
+	if ((flags & MREMAP_FIXED) && old_len == new_len)
+		return remap_move(mm, addr, old_len, new_addr, flags);
 	vma = vma_lookup(mm, addr);
 	if (!vma)
 		return -EFAULT;

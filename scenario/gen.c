@@ -316,6 +316,9 @@ static int gen_mremap(struct gen *g, struct gen_proc *p)
 	} else {
 		if (chance(g, 25))
 			new_len = PAGE_SIZE * (1 + below(g, 16));
+		else if (chance(g, 25))
+			/* a move without resize may span VMAs and gaps */
+			len = new_len = len + PAGE_SIZE * below(g, 16);
 		to = window_addr(g, new_len / PAGE_SIZE);
 	}
 	if (addr + len > to && to + new_len > addr)
