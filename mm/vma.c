@@ -246,20 +246,25 @@ static void merge_remove(struct vm_area_struct *vma)
 
 /*
  * vma_expand(): grow vmg->target to [start, end), swallowing
- * vmg->next when the range reaches its end.
+ * vmg->next when the range reaches its end. Pages copied in by mremap
+ * bring their anon state along: the target takes the source's when it
+ * has none (the 2026 fix for merging a faulted copy into an unfaulted
+ * neighbour, in 6.18 stable).
  */
 static int vma_expand(struct vma_merge_struct *vmg)
 {
 	struct vm_area_struct *target = vmg->target, *next = vmg->next;
 	bool remove_next = next && next != target && vmg->end == next->vm_end;
-	int err;
+	int err = 0;
 
-	if (remove_next) {
+	if (remove_next)
 		err = dup_anon_vma(target, next);
-		if (err)
-			return err;
+	if (!err && vmg->copied_from)
+		err = dup_anon_vma(target, vmg->copied_from);
+	if (err)
+		return err;
+	if (remove_next)
 		merge_remove(next);
-	}
 	vma_set_range(target, vmg->start, vmg->end, vmg->pgoff);
 	return 0;
 }
