@@ -68,6 +68,40 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 	return 0;
 }
 
+/* fault_around_bytes' default: 64K, sixteen pages */
+#define FAULT_AROUND_PAGES	16
+
+/*
+ * do_fault_around(): a read fault on a file also maps the neighbouring
+ * pages already in the page cache, within the aligned 64K window, the
+ * VMA and the PTE table. The model's files are wholly cached (as a file
+ * just written is), so every empty PTE of the window gets its page.
+ */
+static int do_fault_around(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long window = FAULT_AROUND_PAGES * PAGE_SIZE;
+	unsigned long start = addr & ~(window - 1), end = start + window, a;
+
+	if (start < vma->vm_start)
+		start = vma->vm_start;
+	if (end > vma->vm_end)
+		end = vma->vm_end;
+	for (a = start; a < end; a += PAGE_SIZE) {
+		pte_t *ptep = pte_lookup(mm, a);
+		struct folio *page;
+
+		if (a == addr || !ptep || pte_present(*ptep))
+			continue;
+		page = filemap_get_folio(mm->model, vma->vm_file,
+					 linear_page_index(vma, a));
+		if (!page)
+			return -ENOMEM;
+		set_pte(mm, a, ptep, page, 0);
+	}
+	return 0;
+}
+
 /* do_read_fault() / do_cow_fault(): a MAP_PRIVATE file page */
 static int do_file_fault(struct vm_area_struct *vma, unsigned long addr,
 			 pte_t *ptep, bool write)
@@ -88,7 +122,7 @@ static int do_file_fault(struct vm_area_struct *vma, unsigned long addr,
 		return -ENOMEM;
 	if (!write) {
 		set_pte(vma->vm_mm, addr, ptep, page, _PAGE_ACCESSED);
-		return 0;
+		return do_fault_around(vma, addr);
 	}
 	folio = new_anon_folio(vma, addr);
 	folio_put(page);
