@@ -28,10 +28,13 @@ LIB_SRCS := lib/account.c lib/lock.c lib/interval_tree.c
 MM_SRCS := mm/vma_tree.c mm/pgtable.c mm/folio.c mm/filemap.c mm/vma.c \
 	   mm/mmap.c mm/mprotect.c mm/mremap.c mm/madvise.c mm/memory.c \
 	   mm/fork.c mm/model.c mm/debug.c
-RMAP_SRCS := rmap/rmap.c rmap/scan.c rmap/anon_vma.c
+RMAP_SRCS := rmap/rmap.c rmap/scan.c rmap/anon_vma.c rmap/remap_tree.c \
+	     rmap/cow_context.c rmap/cow_context_walk.c
 SCENARIO_SRCS := scenario/parse.c scenario/exec.c scenario/check.c \
 		 scenario/gen.c
-KERNEL_SRCS :=
+KERNEL_SRCS := kernel/agent.c kernel/runner.c kernel/procfs.c kernel/tracefs.c \
+	       kernel/snapshot.c kernel/compare.c kernel/files.c kernel/judge.c \
+	       kernel/kernel_cmd.c
 TOOL_SRCS := tools/cowctx.c tools/stubs.c
 
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(MM_SRCS) $(RMAP_SRCS) \

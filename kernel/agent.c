@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -20,6 +21,15 @@
 
 #include "kernel/agent.h"
 
+/*
+ * Scenario memory and the runner's VMAs are no objects of this program:
+ * a sanitizer has nothing to check there (and its shadow of a shadow
+ * region is unmapped).
+ */
+#define NO_SANITIZE __attribute__((no_sanitize_address))
+
+static int files[AGENT_MAX_FILES];
+static int nr_files;
 static sigjmp_buf touch_env;
 static volatile sig_atomic_t in_touch;
 static volatile unsigned long touch_addr;
@@ -39,6 +49,65 @@ static void reply(const struct agent_reply *rep)
 	/* a failed send means the runner is gone: nothing left to do */
 	if (send(AGENT_FD, rep, sizeof(*rep), MSG_NOSIGNAL) != sizeof(*rep))
 		_exit(1);
+}
+
+/* Parse "start-end perms ..." of a maps line: true for a rw private VMA */
+static bool writable_private(const char *line, unsigned long *start)
+{
+	unsigned long v = 0;
+	const char *p = line;
+	int d;
+
+	for (; *p && *p != '-'; p++) {
+		d = *p >= '0' && *p <= '9' ? *p - '0' :
+		    *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+		if (d < 0)
+			return false;
+		v = v * 16 + d;
+	}
+	while (*p && *p != ' ')
+		p++;
+	if (!p[0] || !p[1] || !p[2] || !p[3] || !p[4])
+		return false;
+	*start = v;
+	return p[2] == 'w' && p[4] == 'p';
+}
+
+/*
+ * Write one byte of every writable private VMA the zygote has from the
+ * runner, so each has its anon_vma before the first fork. Otherwise
+ * the first write to one of them by agent code (a touch's jump buffer,
+ * a page of the stack) would make an anon_vma in the real run only,
+ * and in every process forked after it. The add of zero keeps the
+ * byte's value, atomically, whatever else shares the page.
+ */
+NO_SANITIZE
+static void prefault_own_vmas(void)
+{
+	static char buf[4096], line[4096];
+	size_t len = 0;
+	ssize_t n, i;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++) {
+			unsigned long start;
+
+			if (buf[i] != '\n') {
+				if (len < sizeof(line) - 1)
+					line[len++] = buf[i];
+				continue;
+			}
+			line[len] = '\0';
+			len = 0;
+			if (writable_private(line, &start))
+				__atomic_fetch_add((unsigned char *)start, 0,
+						   __ATOMIC_RELAXED);
+		}
+	}
+	close(fd);
 }
 
 static void agent_setup(void)
@@ -62,6 +131,7 @@ static void agent_setup(void)
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 }
 
+NO_SANITIZE
 static int do_touch(const struct agent_cmd *cmd, struct agent_reply *rep)
 {
 	unsigned long end = cmd->addr + cmd->len;
@@ -84,29 +154,41 @@ static int do_touch(const struct agent_cmd *cmd, struct agent_reply *rep)
 	return 0;
 }
 
+static int do_open(const struct agent_cmd *cmd, struct agent_reply *rep)
+{
+	int fd;
+
+	if (nr_files == AGENT_MAX_FILES)
+		return EMFILE;
+	fd = open(cmd->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	rep->file = nr_files;
+	files[nr_files++] = fd;
+	return 0;
+}
+
 static int do_mmap_cmd(const struct agent_cmd *cmd)
 {
 	int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE;
-	int fd = -1, err = 0;
+	int fd = -1;
 	void *p;
 
-	if (cmd->path[0]) {
-		fd = open(cmd->path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return errno;
+	if (cmd->file >= 0) {
+		if (cmd->file >= nr_files)
+			return EBADF;
+		fd = files[cmd->file];
 	} else {
 		flags |= MAP_ANONYMOUS;
 	}
-	p = mmap((void *)cmd->addr, cmd->len, cmd->prot, flags, fd,
-		 (off_t)cmd->offset);
+	p = (void *)syscall(SYS_mmap, cmd->addr, cmd->len, cmd->prot, flags,
+			    fd, cmd->offset);
 	if (p == MAP_FAILED)
-		err = errno;
-	else if ((unsigned long)p != cmd->addr)
+		return errno;
+	if ((unsigned long)p != cmd->addr)
 		/* an old kernel ignoring MAP_FIXED_NOREPLACE: refuse */
-		err = munmap(p, cmd->len) ? errno : EEXIST;
-	if (fd >= 0)
-		close(fd);
-	return err;
+		return syscall(SYS_munmap, p, cmd->len) ? errno : EEXIST;
+	return 0;
 }
 
 /*
@@ -169,27 +251,32 @@ static ssize_t recv_cmd(struct agent_cmd *cmd, int *fdp)
 static int do_cmd(const struct agent_cmd *cmd, int fd,
 		  struct agent_reply *rep)
 {
+	/*
+	 * Raw system calls throughout: a sanitizer's wrappers would also
+	 * remap its shadow of the range, splitting the agent's own VMAs.
+	 */
 	switch (cmd->op) {
 	case AGENT_MMAP:
 		return do_mmap_cmd(cmd);
 	case AGENT_MUNMAP:
-		return munmap((void *)cmd->addr, cmd->len) ? errno : 0;
+		return syscall(SYS_munmap, cmd->addr, cmd->len) ? errno : 0;
 	case AGENT_MPROTECT:
-		return mprotect((void *)cmd->addr, cmd->len, cmd->prot) ?
+		return syscall(SYS_mprotect, cmd->addr, cmd->len, cmd->prot) ?
 			errno : 0;
 	case AGENT_MREMAP:
-		/* the raw call: glibc's wrapper drops new_addr without FIXED */
 		return syscall(SYS_mremap, cmd->addr, cmd->len, cmd->new_len,
 			       cmd->flags, cmd->new_addr) == -1 ? errno : 0;
 	case AGENT_MADVISE:
-		return madvise((void *)cmd->addr, cmd->len, cmd->advice) ?
-			errno : 0;
+		return syscall(SYS_madvise, cmd->addr, cmd->len,
+			       cmd->advice) ? errno : 0;
 	case AGENT_TOUCH:
 		return do_touch(cmd, rep);
 	case AGENT_FORK:
 		return do_fork(fd, rep);
 	case AGENT_EXIT:
 		_exit(0);
+	case AGENT_OPEN:
+		return do_open(cmd, rep);
 	}
 	return EINVAL;
 }
@@ -207,6 +294,7 @@ void agent_main(int fd)
 	/* nothing of the runner's stays open here: see agent.h */
 	close_range(AGENT_FD + 1, ~0U, 0);
 	agent_setup();
+	prefault_own_vmas();
 	prctl(PR_SET_NAME, "cowctx-agent", 0, 0, 0);
 	memset(&hello, 0, sizeof(hello));
 	hello.pid = getpid();

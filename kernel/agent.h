@@ -25,7 +25,15 @@ enum agent_op {
 	AGENT_FORK,
 	/* _exit(0) at once, no reply: the runner watches the pidfd */
 	AGENT_EXIT,
+	/*
+	 * Open a scenario file and keep it: the zygote opens each once, so
+	 * every process maps the same open file, as the model's one
+	 * struct file per name (VMAs of two opens of one file never merge)
+	 */
+	AGENT_OPEN,
 };
+
+#define AGENT_MAX_FILES	64
 
 struct agent_cmd {
 	int op;
@@ -38,12 +46,14 @@ struct agent_cmd {
 	unsigned long new_addr;
 	unsigned long flags;
 	unsigned long offset;
-	char path[AGENT_PATH_MAX];	/* mmap of a file: "" for anon */
+	int file;			/* mmap: AGENT_OPEN's index, -1 anon */
+	char path[AGENT_PATH_MAX];	/* open */
 };
 
 struct agent_reply {
 	int err;			/* 0 or a positive errno */
 	pid_t pid;			/* hello: own pid; fork: the child */
+	int file;			/* open: the file's index */
 	unsigned long fault_addr;	/* touch: where SIGSEGV/SIGBUS hit */
 };
 

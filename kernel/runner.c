@@ -263,40 +263,79 @@ static int read_own(struct krunner *r)
 	return 0;
 }
 
-int krunner_start(struct krunner *r, const char *filedir)
+/*
+ * Fork @n zygotes with nothing in between: the runner's memory must be
+ * the same in each (a malloc() between two forks may add VMAs, which
+ * the calibration tree would then lack).
+ */
+int krunner_start_many(struct krunner *const *rs, int n,
+		       const char *filedir)
 {
-	int sv[2];
-	pid_t pid;
+	int sv[KRUNNER_MAX_TREES][2], i, ret = 0;
+	pid_t pid[KRUNNER_MAX_TREES];
 
-	memset(r, 0, sizeof(*r));
-	r->zygote.sock = r->zygote.pidfd = -1;
-	r->filedir = filedir;
-	snprintf(r->zygote.name, sizeof(r->zygote.name), "(zygote)");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
-		fail(r, "socketpair: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		struct krunner *r = rs[i];
+
+		memset(r, 0, sizeof(*r));
+		r->zygote.sock = r->zygote.pidfd = -1;
+		r->filedir = filedir;
+		snprintf(r->zygote.name, sizeof(r->zygote.name), "(zygote)");
+		sv[i][0] = sv[i][1] = -1;
+		pid[i] = -1;
+	}
+	if (n > KRUNNER_MAX_TREES) {
+		fail(rs[0], "too many trees");
 		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+			       sv[i])) {
+			fail(rs[i], "socketpair: %s", strerror(errno));
+			ret = -1;
+			goto out;
+		}
 	}
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		fail(r, "fork: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
+	for (i = 0; i < n; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0) {
+			fail(rs[i], "fork: %s", strerror(errno));
+			ret = -1;
+			break;
+		}
+		if (pid[i] == 0) {
+			close(sv[i][0]);
+			agent_main(sv[i][1]);
+		}
 	}
-	if (pid == 0) {
-		close(sv[0]);
-		agent_main(sv[1]);
+out:
+	for (i = 0; i < n; i++) {
+		struct krunner *r = rs[i];
+
+		if (sv[i][1] >= 0)
+			close(sv[i][1]);
+		if (pid[i] <= 0) {
+			if (sv[i][0] >= 0)
+				close(sv[i][0]);
+			continue;
+		}
+		if (adopt(r, &r->zygote, sv[i][0], pid[i]) || read_own(r)) {
+			/* adopt() may fail before the pidfd exists */
+			if (r->zygote.pidfd < 0)
+				kill(pid[i], SIGKILL);
+			ret = -1;
+		}
 	}
-	close(sv[1]);
-	if (adopt(r, &r->zygote, sv[0], pid)) {
-		/* adopt() may fail before the pidfd exists: kill by pid */
-		if (r->zygote.pidfd < 0)
-			kill(pid, SIGKILL);
-		krunner_stop(r);
-		return -1;
-	}
-	return read_own(r);
+	if (ret)
+		for (i = 0; i < n; i++)
+			krunner_stop(rs[i]);
+	return ret;
+}
+
+int krunner_start(struct krunner *r, const char *filedir)
+{
+	return krunner_start_many(&r, 1, filedir);
 }
 
 /* @parent_name NULL: the zygote, whose child is a fresh `proc` */
@@ -367,6 +406,43 @@ static int do_exit(struct krunner *r, struct kproc *p)
 	return 0;
 }
 
+static int file_index(struct krunner *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nr_files; i++)
+		if (!strcmp(r->files[i], name))
+			return i;
+	return -1;
+}
+
+int krunner_open_files(struct krunner *r, char (*names)[SCN_NAME_MAX],
+		       int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		struct agent_cmd cmd = { .op = AGENT_OPEN, .file = -1 };
+		struct agent_reply rep;
+
+		if (snprintf(cmd.path, sizeof(cmd.path), "%s/%s", r->filedir,
+			     names[i]) >= (int)sizeof(cmd.path)) {
+			fail(r, "file path too long");
+			return -1;
+		}
+		if (send_cmd(r, &r->zygote, &cmd, -1) ||
+		    recv_reply(r, r->zygote.sock, r->zygote.name, &rep))
+			return -1;
+		if (rep.err || rep.file != i) {
+			fail(r, "%s: %s", cmd.path, strerror(rep.err));
+			return -1;
+		}
+	}
+	r->files = names;
+	r->nr_files = nr;
+	return 0;
+}
+
 static int do_mem(struct krunner *r, struct kproc *p, const struct stmt *st,
 		  unsigned long *fault)
 {
@@ -374,6 +450,7 @@ static int do_mem(struct krunner *r, struct kproc *p, const struct stmt *st,
 	struct agent_reply rep;
 
 	memset(&cmd, 0, sizeof(cmd));
+	cmd.file = -1;
 	cmd.addr = st->addr;
 	cmd.len = st->len;
 	cmd.prot = st->prot;
@@ -381,10 +458,9 @@ static int do_mem(struct krunner *r, struct kproc *p, const struct stmt *st,
 	case STMT_MMAP:
 		cmd.op = AGENT_MMAP;
 		if (st->is_file) {
-			if (snprintf(cmd.path, sizeof(cmd.path), "%s/%s",
-				     r->filedir, st->file) >=
-			    (int)sizeof(cmd.path)) {
-				fail(r, "file path too long");
+			cmd.file = file_index(r, st->file);
+			if (cmd.file < 0) {
+				fail(r, "file %s was not opened", st->file);
 				return -1;
 			}
 			cmd.offset = st->offset;
@@ -489,6 +565,8 @@ void krunner_release(struct krunner *r)
 	r->pids = NULL;
 	r->own = NULL;
 	r->capacity = r->pids_capacity = r->nr_pids = r->nr_own = 0;
+	r->files = NULL;
+	r->nr_files = 0;
 }
 
 struct kproc *krunner_find(struct krunner *r, const char *name)

@@ -39,14 +39,33 @@ struct krunner {
 	struct krange *own;	/* the zygote's VMAs when it was made */
 	int nr_own;
 	const char *filedir;	/* where `file=NAME` files are */
+	char (*files)[SCN_NAME_MAX];	/* opened by the zygote, in order */
+	int nr_files;
 	char why[256];		/* what went wrong, when a call failed */
 };
+
+#define KRUNNER_MAX_TREES	4
 
 /*
  * Fork a zygote; the runner must already be a child subreaper.
  * Returns 0, or -1 with r->why set. r is zeroed first.
  */
 int krunner_start(struct krunner *r, const char *filedir);
+/*
+ * The zygotes of @n trees, forked one right after the other from the
+ * same runner memory (a calibration tree and its real tree). 0, or -1
+ * with the failing tree's why set; all are initialised either way.
+ */
+int krunner_start_many(struct krunner *const *rs, int n,
+		       const char *filedir);
+
+/*
+ * Have the zygote open the scenario's files @names (in r->filedir),
+ * before any `proc`: all processes then share the open files.
+ * 0, or -1 with r->why.
+ */
+int krunner_open_files(struct krunner *r, char (*names)[SCN_NAME_MAX],
+		       int nr);
 
 /*
  * Run one statement (check statements do nothing). Returns 0; a

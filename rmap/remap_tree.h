@@ -22,15 +22,17 @@
  * and no array). A lookup is a binary search and a short backward scan
  * bounded by a prefix maximum of the ends; it never allocates, and it
  * iterates offsets in increasing order from any offset, so a walk can
- * drop every lock between two offsets and resume where it was.
+ * resume after any offset it has visited.
+ *
+ * The array is read and written only under the context's remap lock, so
+ * it is freed at once, not after a grace period; a reader that has not
+ * taken the lock only tests whether the pointer is NULL.
  */
 #ifndef COWCTX_REMAP_TREE_H
 #define COWCTX_REMAP_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#include <urcu.h>
 
 #include <cowctx/account.h>
 
@@ -42,40 +44,30 @@ struct remap_entry {
 };
 
 /*
- * Kernel-equivalent layout: an rcu_head (16 bytes) and three counts,
- * then the entries; one kmalloc object, sized up to its kmalloc class.
- * @acct and @type only let the model account the free; a kernel
- * kfree_rcu() needs neither.
+ * Kernel-equivalent layout: three counts, then the entries; one kmalloc
+ * object, sized up to its kmalloc class.
  */
 struct remap_array {
-	struct rcu_head rcu;
 	unsigned int nr;	/* entries in use */
 	unsigned int reserved;	/* slots promised to VMAs not yet linked */
 	unsigned int capacity;
-	struct account *acct;
-	int type;
 	struct remap_entry entry[];
 };
 
-#define REMAP_ARRAY_KERNEL_HEADER	32	/* rcu_head + 3 x u32, padded */
+#define REMAP_ARRAY_KERNEL_HEADER	16	/* 3 x u32, padded to 8 */
 
+/* The kernel's context holds only @arr; the rest is the model's */
 struct remap_tree {
 	struct remap_array *arr;	/* NULL: no entries, no reservations */
 	struct account *acct;
 	int type;
-	/*
-	 * How a replaced array is freed: after a grace period in the COW
-	 * context (readers may still be in it), at once in unit tests.
-	 */
-	void (*retire)(struct remap_array *arr);
 };
 
 /* kmalloc()'s size class for @size bytes (x86-64 SLUB defaults) */
 size_t kmalloc_size_class(size_t size);
 size_t remap_array_kernel_bytes(unsigned int capacity);
 
-void remap_tree_init(struct remap_tree *t, struct account *acct, int type,
-		     void (*retire)(struct remap_array *arr));
+void remap_tree_init(struct remap_tree *t, struct account *acct, int type);
 /* Free the array; the tree must have no entries. */
 void remap_tree_destroy(struct remap_tree *t);
 
@@ -109,6 +101,8 @@ bool remap_tree_next_offset(const struct remap_tree *t, unsigned long index,
 			    bool have_after, long after, long *offset);
 
 unsigned int remap_tree_nr(const struct remap_tree *t);
+/* Without the lock: may there be entries? (no array: certainly not) */
+bool remap_tree_maybe_populated(const struct remap_tree *t);
 unsigned int remap_tree_reserved(const struct remap_tree *t);
 /* entry @i in sorted order (tests and debugging) */
 const struct remap_entry *remap_tree_entry(const struct remap_tree *t,

@@ -8,12 +8,15 @@
 const struct rmap_ops *const rmap_backends[] = {
 	&scan_rmap_ops,
 	&anon_vma_rmap_ops,
+	&cow_context_rmap_ops,
 	NULL,
 };
 
 /* Test-only backends: reachable by name, never in the default list */
 static const struct rmap_ops *const test_backends[] = {
 	&broken_scan_rmap_ops,
+	&cow_context_noprune_rmap_ops,
+	&cow_context_poc_rmap_ops,
 	NULL,
 };
 

@@ -138,6 +138,9 @@ const struct rmap_ops *rmap_backend_find(const char *name);
 /* backends */
 extern const struct rmap_ops scan_rmap_ops;
 extern const struct rmap_ops anon_vma_rmap_ops;
+extern const struct rmap_ops cow_context_rmap_ops;
+extern const struct rmap_ops cow_context_noprune_rmap_ops;	/* test only */
+extern const struct rmap_ops cow_context_poc_rmap_ops;		/* test only */
 extern const struct rmap_ops broken_scan_rmap_ops;	/* test only */
 
 #endif /* COWCTX_RMAP_H */

@@ -27,7 +27,7 @@ struct av_run {
 	int ret;		/* scenario_exec()'s result */
 };
 
-static int av_on_check(struct exec_state *es, const struct stmt *st,
+static inline int av_on_check(struct exec_state *es, const struct stmt *st,
 		       void *arg)
 {
 	struct av_run *r = arg;
@@ -49,7 +49,7 @@ static int av_on_check(struct exec_state *es, const struct stmt *st,
  * error messages (NULL: stderr). The model stays up for inspection
  * until av_run_end().
  */
-static int av_run_text(struct av_run *r, const char *name, const char *text,
+static inline int av_run_text(struct av_run *r, const char *name, const char *text,
 		       FILE *err)
 {
 	memset(r, 0, sizeof(*r));
@@ -65,7 +65,7 @@ static int av_run_text(struct av_run *r, const char *name, const char *text,
 	return r->ret;
 }
 
-static void av_run_end(struct av_run *r)
+static inline void av_run_end(struct av_run *r)
 {
 	exec_state_release(&r->es);
 	model_destroy(r->m);
@@ -73,14 +73,14 @@ static void av_run_end(struct av_run *r)
 	r->m = NULL;
 }
 
-static struct mm_struct *av_mm(struct av_run *r, const char *name)
+static inline struct mm_struct *av_mm(struct av_run *r, const char *name)
 {
 	struct exec_proc *p = exec_find_proc(&r->es, name);
 
 	return p ? p->mm : NULL;
 }
 
-static struct vm_area_struct *av_vma(struct av_run *r, const char *name,
+static inline struct vm_area_struct *av_vma(struct av_run *r, const char *name,
 				     unsigned long addr)
 {
 	struct mm_struct *mm = av_mm(r, name);
@@ -88,7 +88,7 @@ static struct vm_area_struct *av_vma(struct av_run *r, const char *name,
 	return mm ? vma_lookup(mm, addr) : NULL;
 }
 
-static struct anon_vma *av_of(struct av_run *r, const char *name,
+static inline struct anon_vma *av_of(struct av_run *r, const char *name,
 			      unsigned long addr)
 {
 	struct vm_area_struct *vma = av_vma(r, name, addr);
@@ -97,7 +97,7 @@ static struct anon_vma *av_of(struct av_run *r, const char *name,
 }
 
 /* The folio @name maps at @addr, or NULL */
-static struct folio *av_folio(struct av_run *r, const char *name,
+static inline struct folio *av_folio(struct av_run *r, const char *name,
 			      unsigned long addr)
 {
 	struct mm_struct *mm = av_mm(r, name);
@@ -106,7 +106,7 @@ static struct folio *av_folio(struct av_run *r, const char *name,
 	return ptep && pte_present(*ptep) ? ptep->folio : NULL;
 }
 
-static long av_live(struct av_run *r, const char *type)
+static inline long av_live(struct av_run *r, const char *type)
 {
 	int i;
 
@@ -116,7 +116,7 @@ static long av_live(struct av_run *r, const char *type)
 	return -1;
 }
 
-static unsigned long av_chain_len(struct vm_area_struct *vma)
+static inline unsigned long av_chain_len(struct vm_area_struct *vma)
 {
 	struct anon_vma_chain *avc;
 	unsigned long n = 0;

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cowctx bench: the same generated workload, run on every rmap backend
+ * side by side, measured the same way for all (bench/README.md).
+ *
+ * A workload generator writes a program: a list of operations on
+ * numbered processes. The executor replays one program on several
+ * model instances, one per backend, operation by operation and
+ * alternating between them, so slow drift of a noisy machine hits
+ * every backend alike and only ratios measured in one run are
+ * compared.
+ */
+#ifndef COWCTX_BENCH_H
+#define COWCTX_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cowctx/mm.h>
+#include "rmap/rmap.h"
+
+/* Where the generators map: the scenario corpus's region */
+#define BENCH_BASE	0x100000000000UL
+
+enum bench_op_type {
+	OP_PROC,	/* a new process with an empty address space */
+	OP_MMAP,	/* count mappings of len at addr + k * stride */
+	OP_TOUCH,	/* pages of count ranges of len at addr + k * stride */
+	OP_MPROTECT,	/* count ranges, as OP_MMAP */
+	OP_MUNMAP,	/* count ranges, as OP_MMAP */
+	OP_MREMAP,	/* one mremap: len -> new_len, flags, new_addr */
+	OP_FORK,	/* proc forks child */
+	OP_EXIT,	/* proc exits */
+	OP_WALK,	/* folio_referenced() on every mapped anonymous folio */
+	OP_SNAPSHOT,	/* the workload's steady state: objects live now */
+	OP_MARK,	/* a second look at live bytes (mid_bytes) */
+};
+
+struct bench_op {
+	enum bench_op_type type;
+	unsigned int proc;
+	unsigned int child;	/* fork */
+	unsigned long addr;
+	unsigned long len;
+	unsigned long count;	/* repeat count (>= 1) */
+	unsigned long stride;
+	unsigned long new_len;	/* mremap */
+	unsigned long new_addr;	/* mremap */
+	unsigned long flags;	/* mremap */
+	unsigned long offset;	/* mmap of the file: offset of the first */
+	int prot;		/* mmap, mprotect */
+	bool file;		/* mmap: MAP_PRIVATE of the workload's file */
+	bool write;		/* touch */
+	unsigned int pct;	/* touch: share of pages accessed, 1..100 */
+	unsigned int salt;	/* touch: which pages, deterministically */
+};
+
+/* A generated program; err is sticky (-ENOMEM while building) */
+struct bench_prog {
+	struct bench_op *ops;
+	size_t nr;
+	size_t capacity;
+	unsigned int nr_procs;	/* process numbers handed out */
+	size_t last_fork;	/* index of the last OP_FORK + 1 (0: none) */
+	int err;
+};
+
+/* ---- workloads (bench/workloads.c) ---------------------------------- */
+
+#define BENCH_MAX_PARAMS 10
+
+struct bench_param {
+	const char *name;
+	long min;
+	long max;
+	const char *help;
+};
+
+struct workload {
+	const char *name;
+	const char *summary;
+	const struct bench_param *params;	/* NULL-name terminated */
+	int nr_params;
+	/* fills @p from @v (one value per param); 0 or -errno */
+	int (*build)(struct bench_prog *p, const long *v);
+	bool callgrind;		/* count fork instructions on it */
+};
+
+/* One workload with its parameters */
+struct workload_inst {
+	const struct workload *w;
+	long v[BENCH_MAX_PARAMS];
+	char label[96];		/* "zygote V=1000 N=100 ..." */
+};
+
+extern const struct workload *const bench_workloads[];
+const struct workload *workload_find(const char *name);
+
+enum bench_size { SIZE_TINY, SIZE_QUICK, SIZE_FULL };
+
+/*
+ * The default instances of @w (or of every workload, @w NULL) at
+ * @size: appended to *@list. 0 or -ENOMEM.
+ */
+int workload_defaults(const struct workload *w, enum bench_size size,
+		      struct workload_inst **list, int *nr);
+/* "NAME" or "NAME:K=V,K=V": one instance, defaults for the rest */
+int workload_parse(const char *spec, enum bench_size size,
+		   struct workload_inst *inst, char *err, size_t errlen);
+void workload_label(struct workload_inst *inst);
+/* the spec string workload_parse() reads back: "NAME:K=V,..." */
+void workload_spec(const struct workload_inst *inst, char *buf, size_t len);
+long inst_param(const struct workload_inst *inst, const char *name);
+void workload_usage(FILE *f);
+
+/* ---- programs (bench/prog.c) ---------------------------------------- */
+
+void prog_init(struct bench_prog *p);
+void prog_free(struct bench_prog *p);
+struct bench_op *prog_add(struct bench_prog *p, enum bench_op_type type,
+			  unsigned int proc);
+/* OP_PROC: a new root process; its number */
+unsigned int prog_proc(struct bench_prog *p);
+/* shorthands; each leaves p->err set on failure */
+void prog_mmap(struct bench_prog *p, unsigned int proc, unsigned long addr,
+	       unsigned long len, unsigned long count, unsigned long stride,
+	       int prot);
+void prog_touch(struct bench_prog *p, unsigned int proc, unsigned long addr,
+		unsigned long len, unsigned long count, unsigned long stride,
+		bool write, unsigned int pct, unsigned int salt);
+void prog_mprotect(struct bench_prog *p, unsigned int proc,
+		   unsigned long addr, unsigned long len, int prot);
+void prog_munmap(struct bench_prog *p, unsigned int proc, unsigned long addr,
+		 unsigned long len);
+void prog_mremap(struct bench_prog *p, unsigned int proc, unsigned long addr,
+		 unsigned long len, unsigned long new_len,
+		 unsigned long flags, unsigned long new_addr);
+unsigned int prog_fork(struct bench_prog *p, unsigned int proc);
+void prog_exit(struct bench_prog *p, unsigned int proc);
+void prog_simple(struct bench_prog *p, enum bench_op_type type);
+/* Does touch op @op access page @i of its range? (deterministic) */
+bool touch_selects(const struct bench_op *op, unsigned long i);
+/* The program as scenario text (cowctx run checks it with the oracle) */
+int prog_write_scenario(const struct bench_prog *p, FILE *out);
+
+/* ---- execution (bench/exec.c) --------------------------------------- */
+
+enum bench_phase {
+	PH_MMAP,
+	PH_FAULT,
+	PH_FORK,
+	PH_MREMAP,
+	PH_MPROTECT,
+	PH_MUNMAP,
+	PH_EXIT,
+	PH_WALK,
+	NR_PHASES,
+};
+
+extern const char *const bench_phase_name[NR_PHASES];
+
+struct phase_stat {
+	unsigned long calls;
+	unsigned long ns;
+	unsigned long allocs;		/* rmap objects allocated */
+	unsigned long lock_acquired;	/* family-wide lock, read + write */
+	unsigned long lock_objects;	/* objects touched while held */
+	unsigned long lock_max;		/* most objects in one hold */
+};
+
+struct sample_set {
+	unsigned long *v;
+	size_t nr;
+	size_t capacity;
+};
+
+/* One backend's run of one program */
+struct bench_run {
+	const struct rmap_ops *ops;
+	struct model *m;
+	struct mm_struct **procs;	/* by process number; NULL: none */
+	bool skip_walk;			/* the oracle: too slow to walk */
+	bool callgrind;			/* toggle collection around forks */
+	struct phase_stat phase[NR_PHASES];
+	struct sample_set fork_ns;
+	struct sample_set walk_ns;
+	struct sample_set exit_ns;
+	unsigned long walks;
+	unsigned long examined;
+	unsigned long found;
+	unsigned long missed;		/* mappings a walk did not report */
+	unsigned long referenced;
+	bool snapped;
+	long snap_bytes;
+	long snap_objects;
+	unsigned long snap_vmas;
+	unsigned long snap_mms;
+	unsigned long snap_folios;
+	bool marked;
+	long mark_bytes;
+	long peak_bytes;
+	long leak_bytes;		/* live after every process exited */
+	double fork_instructions;	/* per fork; NAN: not measured */
+	char error[256];		/* why it stopped, if it did */
+};
+
+void bench_run_init(struct bench_run *br, const struct rmap_ops *ops);
+void bench_run_release(struct bench_run *br);
+
+/*
+ * Replay @p on each of @runs, alternating per operation. @stop_after
+ * (0: all) ends the replay early (callgrind: after the last fork).
+ * Progress lines go to @progress (may be NULL) with @label. 0, or -1
+ * with br->error set on the run that failed.
+ */
+int bench_exec(const struct bench_prog *p, struct bench_run *runs, int nr,
+	       size_t stop_after, const char *label, FILE *progress);
+
+unsigned long sample_median(const struct sample_set *s);
+
+/* ---- metrics (bench/metrics.c) -------------------------------------- */
+
+enum bench_metric {
+	M_MMS,
+	M_VMAS,
+	M_ANON_FOLIOS,
+	M_OBJECTS,
+	M_BYTES,
+	M_PEAK_BYTES,
+	M_RMAP_TO_VMA_BYTES,
+	M_MID_BYTES,
+	M_FORKS,
+	M_FORK_ALLOCS,
+	M_FORK_NS,
+	M_FORK_INSTRUCTIONS,
+	M_WALKS,
+	M_WALK_NS,
+	M_EXAMINED_PER_FOUND,
+	M_WALK_MISSED,
+	M_EXITS,
+	M_EXIT_NS,
+	M_FAMILY_LOCK_ACQUISITIONS,
+	M_FAMILY_LOCK_OBJECTS,
+	M_FAMILY_LOCK_MAX_OBJECTS,
+	M_TOTAL_NS,
+	M_RMAP_TIME_SHARE,
+	M_LEAK_BYTES,
+	M_PHASE_BASE,	/* then 4 per phase: time_ns, allocs, lock acq, objs */
+	NR_METRICS = M_PHASE_BASE + 4 * NR_PHASES,
+};
+
+enum { PM_TIME_NS, PM_ALLOCS, PM_LOCK_ACQ, PM_LOCK_OBJECTS };
+
+#define M_PHASE(ph, what) (M_PHASE_BASE + 4 * (ph) + (what))
+
+struct metric_set {
+	double v[NR_METRICS];	/* NAN: not measured or not defined */
+};
+
+const char *metric_name(int metric);
+/* Is a larger value worse? (every metric but the counts of things) */
+bool metric_is_cost(int metric);
+/* vm_area_struct's slab size: this kernel's, else 6.18's 192 */
+unsigned long vma_slab_bytes(void);
+void metrics_from_run(const struct bench_run *br,
+		      const struct bench_run *scan, struct metric_set *ms);
+/* cow_context / anon_vma, NAN where anon_vma's is 0 or missing */
+double metric_ratio(double cow, double anon);
+
+/* ---- callgrind (bench/callgrind.c) ---------------------------------- */
+
+/* Is valgrind usable here? (found once, remembered) */
+bool callgrind_available(void);
+/*
+ * Instructions per fork of @inst on each backend in @ops, by running
+ * this binary under callgrind (two at a time). out[i] is NAN where it
+ * could not be measured. @dir keeps the callgrind output files.
+ */
+int callgrind_measure(const struct workload_inst *inst,
+		      const struct rmap_ops *const *ops, int nr,
+		      const char *dir, double *out, FILE *progress);
+/* The child side: `cowctx bench --callgrind-child=BACKEND SPEC` */
+int callgrind_child(const char *backend, const char *spec);
+
+/* ---- results and output (bench/output.c, bench/report.c) ------------ */
+
+/* The backends a bench compares, in column order */
+enum { COL_ANON_VMA, COL_COW_CONTEXT, COL_SCAN, NR_COLS };
+
+struct workload_result {
+	struct workload_inst inst;
+	bool have[NR_COLS];
+	struct metric_set ms[NR_COLS];
+	struct metric_set ratio;
+	char error[256];
+};
+
+/* One scaling curve: a parameter swept, a metric per backend */
+#define CURVE_MAX_POINTS 8
+
+struct curve {
+	const char *id;		/* file name stem: "bytes_vs_V" */
+	const char *title;
+	const char *xlabel;
+	const char *ylabel;
+	int metric;
+	int nr;
+	double x[CURVE_MAX_POINTS];
+	double y[CURVE_MAX_POINTS][NR_COLS];
+	bool logy;
+};
+
+struct bench_opts {
+	enum bench_size size;
+	bool json;
+	bool callgrind;
+	bool curves;
+	const char *out_dir;
+	int argc;		/* the command, for the report */
+	char **argv;
+	const struct rmap_ops *col_ops[NR_COLS];
+};
+
+extern const char *const bench_col_name[NR_COLS];
+
+/*
+ * bench/run.c: @inst on every backend of @o side by side, into @r;
+ * fork instructions too when @callgrind. 0, or -1 with r->error set.
+ */
+int bench_workload(const struct bench_opts *o,
+		   const struct workload_inst *inst,
+		   struct workload_result *r, bool callgrind, FILE *progress);
+/* bench/run.c: @p on every backend, fork_ns medians only (anchors) */
+int bench_prog_fork_ns(const struct bench_opts *o, struct bench_prog *p,
+		       const char *label, double *fork_ns, FILE *progress);
+
+void print_json(FILE *f, const struct bench_opts *o,
+		const struct workload_result *res, int nr,
+		const char *const *notes, int nr_notes);
+/* "workload | metric | anon_vma | cow_context | ratio", markdown */
+void print_table(FILE *f, const struct workload_result *res, int nr,
+		 bool all_metrics);
+void print_number(FILE *f, double v);
+
+/* the curves of @o->size: swept workloads, measured */
+int curves_measure(const struct bench_opts *o, struct curve **curves,
+		   int *nr, FILE *progress);
+/* the model's fork of V touched/untouched VMAs, beside the kernel's */
+struct anchor_row {
+	unsigned long v;
+	double kernel_untouched_ms;
+	double kernel_touched_ms;
+	double model_ns[2][NR_COLS];	/* [touched][col], median per fork */
+};
+int anchors_measure(const struct bench_opts *o, struct anchor_row **rows,
+		    int *nr, FILE *progress);
+
+int report_write(const struct bench_opts *o,
+		 const struct workload_result *res, int nr,
+		 const struct curve *curves, int nr_curves,
+		 const struct anchor_row *anchors, int nr_anchors,
+		 const char *const *notes, int nr_notes);
+
+#endif /* COWCTX_BENCH_H */

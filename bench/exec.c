@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replaying a program on several model instances at once, with every
+ * operation charged to its phase: time, rmap allocations, and the
+ * family-wide lock's acquisitions and the objects touched under it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_TOGGLE_COLLECT
+#define CALLGRIND_TOGGLE_COLLECT do { } while (0)
+#endif
+
+#include "bench/bench.h"
+
+const char *const bench_phase_name[NR_PHASES] = {
+	[PH_MMAP] = "mmap",
+	[PH_FAULT] = "fault",
+	[PH_FORK] = "fork",
+	[PH_MREMAP] = "mremap",
+	[PH_MPROTECT] = "mprotect",
+	[PH_MUNMAP] = "munmap",
+	[PH_EXIT] = "exit",
+	[PH_WALK] = "walk",
+};
+
+static unsigned long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long)ts.tv_sec * 1000000000UL + ts.tv_nsec;
+}
+
+void bench_run_init(struct bench_run *br, const struct rmap_ops *ops)
+{
+	memset(br, 0, sizeof(*br));
+	br->ops = ops;
+	br->fork_instructions = NAN;
+}
+
+void bench_run_release(struct bench_run *br)
+{
+	if (br->m)
+		model_destroy(br->m);
+	br->m = NULL;
+	model_free(br->procs);
+	br->procs = NULL;
+	model_free(br->fork_ns.v);
+	model_free(br->walk_ns.v);
+	model_free(br->exit_ns.v);
+	br->fork_ns = br->walk_ns = br->exit_ns = (struct sample_set){ 0 };
+}
+
+static int sample_add(struct sample_set *s, unsigned long v)
+{
+	if (s->nr == s->capacity) {
+		size_t cap = s->capacity ? 2 * s->capacity : 1024;
+		unsigned long *nv = model_realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->capacity = cap;
+	}
+	s->v[s->nr++] = v;
+	return 0;
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 0 for an empty set; sorts the samples in place */
+unsigned long sample_median(const struct sample_set *s)
+{
+	if (!s->nr)
+		return 0;
+	qsort(s->v, s->nr, sizeof(*s->v), cmp_ulong);
+	if (s->nr & 1)
+		return s->v[s->nr / 2];
+	return (s->v[s->nr / 2 - 1] + s->v[s->nr / 2]) / 2;
+}
+
+/* The counters a phase is charged with, as they were when it began */
+struct phase_mark {
+	unsigned long allocs;
+	unsigned long acquired;
+	unsigned long objects;
+	unsigned long max_before;
+	unsigned long t;
+};
+
+static unsigned long rmap_allocs(const struct account *acct)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < acct->nr_types; i++)
+		n += acct->type[i].allocs;
+	return n;
+}
+
+static void phase_begin(struct bench_run *br, struct phase_mark *pm)
+{
+	struct lock_stat *fl = &br->m->family_lock_stat;
+
+	pm->allocs = rmap_allocs(&br->m->acct);
+	pm->acquired = fl->read_acquired + fl->write_acquired;
+	pm->objects = fl->objects_touched;
+	/* the lock keeps a running maximum: take this phase's alone */
+	pm->max_before = fl->max_touched;
+	fl->max_touched = 0;
+	pm->t = br->callgrind ? 0 : now_ns();
+}
+
+static unsigned long phase_end(struct bench_run *br, enum bench_phase ph,
+			       const struct phase_mark *pm)
+{
+	struct lock_stat *fl = &br->m->family_lock_stat;
+	struct phase_stat *ps = &br->phase[ph];
+	unsigned long ns = br->callgrind ? 0 : now_ns() - pm->t;
+
+	ps->calls++;
+	ps->ns += ns;
+	ps->allocs += rmap_allocs(&br->m->acct) - pm->allocs;
+	ps->lock_acquired += fl->read_acquired + fl->write_acquired -
+			     pm->acquired;
+	ps->lock_objects += fl->objects_touched - pm->objects;
+	if (fl->max_touched > ps->lock_max)
+		ps->lock_max = fl->max_touched;
+	if (pm->max_before > fl->max_touched)
+		fl->max_touched = pm->max_before;
+	return ns;
+}
+
+static int fail(struct bench_run *br, const struct bench_op *op, int err,
+		const char *what)
+{
+	snprintf(br->error, sizeof(br->error),
+		 "%s: %s of p%u at %#lx failed: %s", br->ops->name, what,
+		 op->proc, op->addr, strerror(-err));
+	return -1;
+}
+
+static struct mm_struct *proc_mm(struct bench_run *br,
+				 const struct bench_op *op)
+{
+	struct mm_struct *mm = br->procs[op->proc];
+
+	if (!mm)
+		snprintf(br->error, sizeof(br->error),
+			 "program bug: p%u is not alive", op->proc);
+	return mm;
+}
+
+static int exec_ranges(struct bench_run *br, const struct bench_op *op,
+		       struct mm_struct *mm)
+{
+	struct file *file = NULL;
+	unsigned long k;
+	int err = 0;
+
+	if (op->type == OP_MMAP && op->file) {
+		file = model_file(br->m, "lib");
+		if (!file)
+			return fail(br, op, -ENOMEM, "mmap");
+	}
+	for (k = 0; k < op->count && !err; k++) {
+		unsigned long a = op->addr + k * op->stride;
+
+		switch (op->type) {
+		case OP_MMAP:
+			err = do_mmap(mm, a, op->len, op->prot, file,
+				      op->offset + k * op->len);
+			break;
+		case OP_MPROTECT:
+			err = do_mprotect(mm, a, op->len, op->prot);
+			break;
+		case OP_MUNMAP:
+			err = do_munmap(mm, a, op->len);
+			break;
+		default:
+			break;
+		}
+	}
+	if (err)
+		return fail(br, op, err, op->type == OP_MMAP ? "mmap" :
+			    op->type == OP_MPROTECT ? "mprotect" : "munmap");
+	return 0;
+}
+
+static int exec_touch(struct bench_run *br, const struct bench_op *op,
+		      struct mm_struct *mm)
+{
+	unsigned long pages = op->len >> PAGE_SHIFT, k, i;
+	int err;
+
+	for (k = 0; k < op->count; k++) {
+		unsigned long a = op->addr + k * op->stride;
+
+		for (i = 0; i < pages; i++) {
+			if (!touch_selects(op, k * pages + i))
+				continue;
+			err = handle_access(mm, a + (i << PAGE_SHIFT),
+					    op->write);
+			if (err)
+				return fail(br, op, err, "touch");
+		}
+	}
+	return 0;
+}
+
+/* folio_referenced()'s argument: mappings still to be found */
+struct referenced_arg {
+	int mapcount;
+	int referenced;
+};
+
+/*
+ * folio_referenced_one(): test and clear the young bit, and stop the
+ * walk once every mapping has been seen, as reclaim does.
+ */
+static bool referenced_one(struct folio *folio, struct vm_area_struct *vma,
+			   unsigned long address, void *arg)
+{
+	struct referenced_arg *ra = arg;
+	pte_t *ptep = pte_lookup(vma->vm_mm, address);
+
+	(void)folio;
+	if (ptep && (ptep->flags & _PAGE_ACCESSED)) {
+		ptep->flags &= ~_PAGE_ACCESSED;
+		ra->referenced++;
+	}
+	return --ra->mapcount > 0;
+}
+
+static int exec_walk(struct bench_run *br)
+{
+	struct model *m = br->m;
+	unsigned long examined = m->walk.vmas_examined;
+	unsigned long found = m->walk.mappings_found;
+	struct folio *folio;
+
+	list_for_each_entry(folio, &m->folios, lru) {
+		struct referenced_arg ra;
+		struct rmap_walk_control rwc = {
+			.rmap_one = referenced_one,
+			.arg = &ra,
+		};
+		unsigned long t = 0;
+		int err;
+
+		if (!folio_test_anon(folio) || !folio_mapped(folio))
+			continue;
+		ra.mapcount = folio_mapcount(folio);
+		ra.referenced = 0;
+		if (!br->callgrind)
+			t = now_ns();
+		err = rmap_walk(folio, &rwc);
+		if (!br->callgrind && sample_add(&br->walk_ns, now_ns() - t))
+			err = -ENOMEM;
+		if (err) {
+			snprintf(br->error, sizeof(br->error),
+				 "%s: rmap_walk of folio %lu failed: %s",
+				 br->ops->name, folio->pfn, strerror(-err));
+			return -1;
+		}
+		br->walks++;
+		if (ra.mapcount > 0)
+			br->missed += ra.mapcount;
+		br->referenced += ra.referenced;
+	}
+	br->examined += m->walk.vmas_examined - examined;
+	br->found += m->walk.mappings_found - found;
+	return 0;
+}
+
+static void quiesce(struct bench_run *br)
+{
+	if (br->m->rmap->quiesce)
+		br->m->rmap->quiesce(br->m);
+}
+
+static void snapshot(struct bench_run *br)
+{
+	struct account *acct = &br->m->acct;
+
+	quiesce(br);
+	br->snapped = true;
+	br->snap_bytes = acct->bytes;
+	br->snap_objects = account_live_total(acct);
+	br->snap_vmas = br->m->nr_vmas;
+	br->snap_mms = br->m->nr_mms;
+	br->snap_folios = br->m->nr_anon_folios;
+}
+
+static const enum bench_phase op_phase[] = {
+	[OP_PROC] = PH_MMAP,
+	[OP_MMAP] = PH_MMAP,
+	[OP_TOUCH] = PH_FAULT,
+	[OP_MPROTECT] = PH_MPROTECT,
+	[OP_MUNMAP] = PH_MUNMAP,
+	[OP_MREMAP] = PH_MREMAP,
+	[OP_FORK] = PH_FORK,
+	[OP_EXIT] = PH_EXIT,
+	[OP_WALK] = PH_WALK,
+	[OP_SNAPSHOT] = PH_MMAP,
+	[OP_MARK] = PH_MMAP,
+};
+
+static int exec_fork(struct bench_run *br, const struct bench_op *op,
+		     struct mm_struct *mm)
+{
+	struct phase_mark pm;
+	char comm[16];
+	int err;
+
+	snprintf(comm, sizeof(comm), "p%u", op->child);
+	phase_begin(br, &pm);
+	if (br->callgrind)
+		CALLGRIND_TOGGLE_COLLECT;
+	err = mm_fork(mm, comm, &br->procs[op->child]);
+	if (br->callgrind)
+		CALLGRIND_TOGGLE_COLLECT;
+	if (sample_add(&br->fork_ns, phase_end(br, PH_FORK, &pm)))
+		err = -ENOMEM;
+	return err ? fail(br, op, err, "fork") : 0;
+}
+
+static int exec_one(struct bench_run *br, const struct bench_op *op)
+{
+	struct mm_struct *mm = NULL;
+	struct phase_mark pm;
+	unsigned long ns;
+	int err = 0;
+
+	if (op->type == OP_PROC) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "p%u", op->proc);
+		br->procs[op->proc] = mm_create(br->m, comm);
+		return br->procs[op->proc] ? 0 :
+		       fail(br, op, -ENOMEM, "proc");
+	}
+	if (op->type == OP_SNAPSHOT) {
+		snapshot(br);
+		return 0;
+	}
+	if (op->type == OP_MARK) {
+		quiesce(br);
+		br->marked = true;
+		br->mark_bytes = br->m->acct.bytes;
+		return 0;
+	}
+	if (op->type == OP_WALK) {
+		if (br->skip_walk)
+			return 0;
+		phase_begin(br, &pm);
+		err = exec_walk(br);
+		phase_end(br, PH_WALK, &pm);
+		return err;
+	}
+	mm = proc_mm(br, op);
+	if (!mm)
+		return -1;
+	if (op->type == OP_FORK)
+		return exec_fork(br, op, mm);
+
+	phase_begin(br, &pm);
+	switch (op->type) {
+	case OP_MMAP:
+	case OP_MPROTECT:
+	case OP_MUNMAP:
+		err = exec_ranges(br, op, mm);
+		break;
+	case OP_TOUCH:
+		err = exec_touch(br, op, mm);
+		break;
+	case OP_MREMAP:
+		err = do_mremap(mm, op->addr, op->len, op->new_len, op->flags,
+				op->new_addr);
+		if (err)
+			err = fail(br, op, err, "mremap");
+		break;
+	case OP_EXIT:
+		mm_exit(mm);
+		br->procs[op->proc] = NULL;
+		break;
+	default:
+		break;
+	}
+	ns = phase_end(br, op_phase[op->type], &pm);
+	if (op->type == OP_EXIT && sample_add(&br->exit_ns, ns))
+		return fail(br, op, -ENOMEM, "exit");
+	return err;
+}
+
+static int run_start(const struct bench_prog *p, struct bench_run *br)
+{
+	br->m = model_create(br->ops);
+	br->procs = model_zalloc((p->nr_procs + 1) * sizeof(*br->procs));
+	if (!br->m || !br->procs) {
+		snprintf(br->error, sizeof(br->error), "%s: out of memory",
+			 br->ops->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* every process gone: what is still live is a leak */
+static void run_finish(struct bench_run *br)
+{
+	quiesce(br);
+	br->peak_bytes = br->m->acct.peak_bytes;
+	br->leak_bytes = br->m->nr_mms ? -1 : br->m->acct.bytes;
+}
+
+int bench_exec(const struct bench_prog *p, struct bench_run *runs, int nr,
+	       size_t stop_after, const char *label, FILE *progress)
+{
+	size_t n, end = stop_after ? stop_after : p->nr;
+	unsigned long last = now_ns();
+	int i;
+
+	if (p->err) {
+		snprintf(runs[0].error, sizeof(runs[0].error),
+			 "building the program: %s", strerror(-p->err));
+		return -1;
+	}
+	for (i = 0; i < nr; i++)
+		if (run_start(p, &runs[i]))
+			return -1;
+	for (n = 0; n < end; n++) {
+		for (i = 0; i < nr; i++)
+			if (exec_one(&runs[i], &p->ops[n]))
+				return -1;
+		/* a line every few seconds: long runs show they move */
+		if (progress && now_ns() - last > 5000000000UL) {
+			last = now_ns();
+			fprintf(progress, "bench: %s: %zu/%zu operations\n",
+				label, n + 1, end);
+		}
+	}
+	for (i = 0; i < nr; i++)
+		run_finish(&runs[i]);
+	return 0;
+}

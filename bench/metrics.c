@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From one backend's run to its figures (bench/README.md defines each),
+ * and the ratio cow_context / anon_vma of every figure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/bench.h"
+
+static const char *const names[M_PHASE_BASE] = {
+	[M_MMS] = "mms",
+	[M_VMAS] = "vmas",
+	[M_ANON_FOLIOS] = "anon_folios",
+	[M_OBJECTS] = "objects",
+	[M_BYTES] = "bytes",
+	[M_PEAK_BYTES] = "peak_bytes",
+	[M_RMAP_TO_VMA_BYTES] = "rmap_to_vma_bytes",
+	[M_MID_BYTES] = "mid_exit_bytes",
+	[M_FORKS] = "forks",
+	[M_FORK_ALLOCS] = "fork_allocs",
+	[M_FORK_NS] = "fork_ns",
+	[M_FORK_INSTRUCTIONS] = "fork_instructions",
+	[M_WALKS] = "walks",
+	[M_WALK_NS] = "walk_ns",
+	[M_EXAMINED_PER_FOUND] = "examined_per_found",
+	[M_WALK_MISSED] = "walk_missed",
+	[M_EXITS] = "exits",
+	[M_EXIT_NS] = "exit_ns",
+	[M_FAMILY_LOCK_ACQUISITIONS] = "family_lock_acquisitions",
+	[M_FAMILY_LOCK_OBJECTS] = "family_lock_objects",
+	[M_FAMILY_LOCK_MAX_OBJECTS] = "family_lock_max_objects",
+	[M_TOTAL_NS] = "total_ns",
+	[M_RMAP_TIME_SHARE] = "rmap_time_share",
+	[M_LEAK_BYTES] = "leak_bytes",
+};
+
+static const char *const phase_what[4] = {
+	[PM_TIME_NS] = "time_ns",
+	[PM_ALLOCS] = "rmap_allocs",
+	[PM_LOCK_ACQ] = "lock_acquisitions",
+	[PM_LOCK_OBJECTS] = "lock_objects",
+};
+
+const char *metric_name(int metric)
+{
+	static char buf[NR_METRICS][40];
+	int ph, what;
+
+	if (metric < M_PHASE_BASE)
+		return names[metric];
+	ph = (metric - M_PHASE_BASE) / 4;
+	what = (metric - M_PHASE_BASE) % 4;
+	if (!buf[metric][0])
+		snprintf(buf[metric], sizeof(buf[metric]), "%s_%s",
+			 bench_phase_name[ph], phase_what[what]);
+	return buf[metric];
+}
+
+bool metric_is_cost(int metric)
+{
+	switch (metric) {
+	case M_MMS:
+	case M_VMAS:
+	case M_ANON_FOLIOS:
+	case M_FORKS:
+	case M_WALKS:
+	case M_EXITS:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
+ * The Android comparison needs the kernel's vm_area_struct cost: read
+ * it from this kernel's slab where possible (192 bytes on 6.18 x86-64).
+ */
+unsigned long vma_slab_bytes(void)
+{
+	static unsigned long bytes;
+	FILE *f;
+
+	if (bytes)
+		return bytes;
+	bytes = 192;
+	f = fopen("/sys/kernel/slab/vm_area_struct/slab_size", "r");
+	if (f) {
+		unsigned long v;
+
+		if (fscanf(f, "%lu", &v) == 1 && v >= 64 && v <= 1024)
+			bytes = v;
+		fclose(f);
+	}
+	return bytes;
+}
+
+static double div_or_nan(double a, double b)
+{
+	return b ? a / b : NAN;
+}
+
+/* median of a copy: the run's sets stay as they are for later reads */
+static double median_of(const struct sample_set *s)
+{
+	return s->nr ? (double)sample_median(s) : NAN;
+}
+
+/* time outside reclaim walks: the oracle's walk is never run */
+static double time_without_walk(const struct bench_run *br)
+{
+	double t = 0;
+	int ph;
+
+	for (ph = 0; ph < NR_PHASES; ph++)
+		if (ph != PH_WALK)
+			t += br->phase[ph].ns;
+	return t;
+}
+
+void metrics_from_run(const struct bench_run *br,
+		      const struct bench_run *scan, struct metric_set *ms)
+{
+	const struct phase_stat *fork = &br->phase[PH_FORK];
+	unsigned long acq = 0, objs = 0, max = 0, total = 0;
+	int i, ph;
+
+	for (i = 0; i < NR_METRICS; i++)
+		ms->v[i] = NAN;
+	if (br->snapped) {
+		ms->v[M_MMS] = br->snap_mms;
+		ms->v[M_VMAS] = br->snap_vmas;
+		ms->v[M_ANON_FOLIOS] = br->snap_folios;
+		ms->v[M_OBJECTS] = br->snap_objects;
+		ms->v[M_BYTES] = br->snap_bytes;
+		ms->v[M_RMAP_TO_VMA_BYTES] =
+			div_or_nan(br->snap_bytes,
+				   (double)br->snap_vmas * vma_slab_bytes());
+	}
+	ms->v[M_PEAK_BYTES] = br->peak_bytes;
+	if (br->marked)
+		ms->v[M_MID_BYTES] = br->mark_bytes;
+	ms->v[M_FORKS] = fork->calls;
+	ms->v[M_FORK_ALLOCS] = div_or_nan(fork->allocs, fork->calls);
+	ms->v[M_FORK_NS] = median_of(&br->fork_ns);
+	ms->v[M_FORK_INSTRUCTIONS] = br->fork_instructions;
+	if (!br->skip_walk) {
+		ms->v[M_WALKS] = br->walks;
+		ms->v[M_WALK_NS] = median_of(&br->walk_ns);
+		ms->v[M_EXAMINED_PER_FOUND] = div_or_nan(br->examined,
+							 br->found);
+		ms->v[M_WALK_MISSED] = br->missed;
+	}
+	ms->v[M_EXITS] = br->phase[PH_EXIT].calls;
+	ms->v[M_EXIT_NS] = median_of(&br->exit_ns);
+	for (ph = 0; ph < NR_PHASES; ph++) {
+		const struct phase_stat *ps = &br->phase[ph];
+
+		if (ph == PH_WALK && br->skip_walk)
+			continue;
+		ms->v[M_PHASE(ph, PM_TIME_NS)] = ps->ns;
+		ms->v[M_PHASE(ph, PM_ALLOCS)] = ps->allocs;
+		ms->v[M_PHASE(ph, PM_LOCK_ACQ)] = ps->lock_acquired;
+		ms->v[M_PHASE(ph, PM_LOCK_OBJECTS)] = ps->lock_objects;
+		acq += ps->lock_acquired;
+		objs += ps->lock_objects;
+		if (ps->lock_max > max)
+			max = ps->lock_max;
+		total += ps->ns;
+	}
+	ms->v[M_FAMILY_LOCK_ACQUISITIONS] = acq;
+	ms->v[M_FAMILY_LOCK_OBJECTS] = objs;
+	ms->v[M_FAMILY_LOCK_MAX_OBJECTS] = max;
+	ms->v[M_TOTAL_NS] = total;
+	/*
+	 * The oracle keeps no rmap objects and its hooks are empty, so
+	 * whatever a backend spends beyond it, outside walks, is rmap work.
+	 */
+	if (scan && scan != br) {
+		double t = time_without_walk(br);
+
+		ms->v[M_RMAP_TIME_SHARE] =
+			div_or_nan(t - time_without_walk(scan), t);
+	}
+	if (br->leak_bytes >= 0)
+		ms->v[M_LEAK_BYTES] = br->leak_bytes;
+}
+
+double metric_ratio(double cow, double anon)
+{
+	if (isnan(cow) || isnan(anon))
+		return NAN;
+	if (anon == 0)
+		return cow == 0 ? 1.0 : NAN;
+	return cow / anon;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One judged run of a scenario: a calibration run of its process tree
+ * alone, then the scenario on the real kernel and in the model in
+ * lockstep, compared at every check and at the end. Everything real
+ * it made (processes, tracefs instance, files) is gone when it returns,
+ * whatever happened, a SIGINT included.
+ */
+#ifndef COWCTX_KERNEL_JUDGE_H
+#define COWCTX_KERNEL_JUDGE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kernel/compare.h"
+#include "scenario/scenario.h"
+
+/* kjudge_run() returns this after a SIGINT/SIGTERM/SIGHUP */
+#define KJUDGE_INTERRUPTED	130
+
+struct kjudge_opts {
+	const char *rmap;	/* model backend; NULL: anon_vma if built */
+	long skip_cow;		/* model->skip_cow_nth (a test's wrong fact) */
+	bool verbose;		/* snapshots and trace call sites to @report */
+	FILE *report;		/* differences and errors are told here */
+	long max_report;	/* per check */
+};
+
+struct kjudge_result {
+	struct kcompare cmp;
+	const char *rmap;	/* the backend the model ran */
+	int signal;		/* the signal that interrupted the run */
+	char why[256];		/* a 77's or failure's reason */
+};
+
+/*
+ * 0 when kernel and model agree everywhere, 1 on a difference, 2 when
+ * the scenario is refused (by both, or the run failed: res->why),
+ * 77 when this machine cannot serve (res->why), or KJUDGE_INTERRUPTED.
+ */
+int kjudge_run(const struct scenario *sc, const struct kjudge_opts *o,
+	       struct kjudge_result *res);
+
+#endif /* COWCTX_KERNEL_JUDGE_H */

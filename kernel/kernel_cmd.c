@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cowctx kernel: the command line and its report. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/judge.h"
+#include "kernel/kernel.h"
+#include "scenario/scenario.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cowctx kernel [--json] [--verbose] [--rmap=NAME] FILE.scn\n"
+		"\n"
+		"Runs FILE.scn as real processes on this kernel (one process per\n"
+		"scenario process, real fork(), real system calls, THP off) and in\n"
+		"the model, and compares them at every `check` and at the end:\n"
+		"each process's VMAs (/proc/PID/smaps), the sharing of every page\n"
+		"(pagemap PFNs with kpageflags/kpagecount against model folios, one\n"
+		"to one, with identical mapping sets) and the live anon_vma and\n"
+		"anon_vma_chain objects the scenario made (tracefs kmem events,\n"
+		"less a calibration run of the same process tree).\n"
+		"\n"
+		"  --json        one JSON object on stdout; differences go to stderr\n"
+		"  --verbose     also print the kernel's pages at each check and the\n"
+		"                trace events by call site\n"
+		"  --rmap=NAME   the model's backend (default anon_vma, else scan)\n"
+		"  --model-skip-cow=N\n"
+		"                test only: the model's Nth COW fault writes into the\n"
+		"                shared page, a wrong fact the comparison must catch\n"
+		"\n"
+		"Needs root, pagemap PFNs and tracefs. Exit status: 0 kernel and\n"
+		"model agree, 1 a difference, 2 bad input or a failed run, 77 this\n"
+		"machine cannot serve (the reason on stderr).\n");
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void print_json(const char *path, const struct kjudge_result *r)
+{
+	const struct kcompare *c = &r->cmp;
+
+	printf("{\"scenario\": ");
+	json_string(stdout, path);
+	printf(", \"rmap\": ");
+	json_string(stdout, r->rmap ? r->rmap : "");
+	printf(", \"checks\": %d, \"pages_compared\": %ld, \"vma_mismatches\": %ld, \"sharing_mismatches\": %ld, \"anon_vma_mismatches\": %ld, \"statement_mismatches\": %ld, \"anon_vma\": {\"kernel\": ",
+	       c->checks, c->pages_compared, c->vma_mismatches,
+	       c->sharing_mismatches, c->anon_vma_mismatches,
+	       c->statement_mismatches);
+	if (c->have_kernel_av)
+		printf("{\"anon_vma\": %ld, \"anon_vma_chain\": %ld}",
+		       c->kernel_av, c->kernel_avc);
+	else
+		printf("null");
+	printf(", \"model\": ");
+	if (c->have_model_av)
+		printf("{\"anon_vma\": %ld, \"anon_vma_chain\": %ld}",
+		       c->model_av, c->model_avc);
+	else
+		printf("null");
+	printf("}}\n");
+}
+
+static void print_text(const char *path, const struct kjudge_result *r)
+{
+	const struct kcompare *c = &r->cmp;
+
+	printf("%s: %d checks, %ld pages compared: %ld VMA, %ld sharing, %ld anon_vma, %ld statement differences",
+	       path, c->checks, c->pages_compared, c->vma_mismatches,
+	       c->sharing_mismatches, c->anon_vma_mismatches,
+	       c->statement_mismatches);
+	if (c->have_kernel_av)
+		printf("; live at the end: kernel %ld anon_vma %ld anon_vma_chain",
+		       c->kernel_av, c->kernel_avc);
+	if (c->have_model_av)
+		printf(", model (%s) %ld and %ld", r->rmap, c->model_av,
+		       c->model_avc);
+	else
+		printf(", model (%s) not compared", r->rmap ? r->rmap : "?");
+	printf("\n%s\n", kcompare_total(c) ? "DIFFERENT" : "agree");
+}
+
+static int parse_count(const char *s, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 0);
+	return errno || end == s || *end || *out < 0 ? -1 : 0;
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "rmap", required_argument, NULL, 'r' },
+		{ "model-skip-cow", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kjudge_opts o = { .max_report = 20 };
+	struct kjudge_result res;
+	struct scenario sc;
+	bool json = false;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'r':
+			o.rmap = optarg;
+			break;
+		case 's':
+			if (parse_count(optarg, &o.skip_cow)) {
+				fprintf(stderr, "cowctx kernel: bad --model-skip-cow '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	ret = scenario_parse_file(argv[optind], &sc);
+	if (ret == -2) {
+		fprintf(stderr, "cowctx kernel: %s: %s\n", argv[optind],
+			strerror(errno ? errno : ENOENT));
+		return 2;
+	}
+	if (ret)
+		return 2;
+	fflush(stdout);
+	o.report = json ? stderr : stdout;
+	ret = kjudge_run(&sc, &o, &res);
+	if (ret == KJUDGE_INTERRUPTED) {
+		scenario_free(&sc);
+		fflush(NULL);
+		/* everything is cleaned up: now die of the signal, as asked */
+		signal(res.signal, SIG_DFL);
+		raise(res.signal);
+		return 128 + res.signal;
+	}
+	if (ret == KERNEL_EXIT_SKIP) {
+		fprintf(stderr, "cowctx kernel: skipped: %s\n", res.why);
+	} else if (ret == 0 || ret == 1) {
+		if (json)
+			print_json(sc.path, &res);
+		else
+			print_text(sc.path, &res);
+	} else if (res.why[0]) {
+		fprintf(stderr, "cowctx kernel: %s: %s\n", sc.path, res.why);
+	}
+	scenario_free(&sc);
+	return ret;
+}

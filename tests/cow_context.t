@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cow_context's scenarios and workloads (tests/cow_context/):
+#  - every scenario passes the oracle with scan, anon_vma and cow_context;
+#  - the poc-*.scn ones fail with cow_context-poc, the PoC's walk, and
+#    the mismatch names the mapping it missed;
+#  - zygote-300x50: cow_context's rmap bytes are at most 1% of anon_vma's;
+#  - fork32-fault: cow_context examines at most 1.05 VMAs per mapping
+#    found, anon_vma about 33, and so would cow_context without pruning.
+
+set -u
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+COWCTX=${COWCTX:-$root/build/cowctx}
+case $COWCTX in
+/*) ;;
+*/*) COWCTX=$PWD/$COWCTX ;;
+esac
+cd "$root" || exit 1
+if [ ! -x "$COWCTX" ]; then
+	echo "Bail out! cowctx binary not found: $COWCTX"
+	exit 1
+fi
+
+n=0
+fails=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		fails=$((fails + 1))
+	fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for f in tests/cow_context/*.scn; do
+	"$COWCTX" run --rmap=scan,anon_vma,cow_context "$f" > "$tmp/out" 2>&1
+	rc=$?
+	ok $rc "$f passes with scan, anon_vma and cow_context"
+	[ $rc = 0 ] || sed 's/^/# /' "$tmp/out" | head -10
+done
+
+for f in tests/cow_context/poc-*.scn; do
+	"$COWCTX" run --rmap=cow_context-poc "$f" > "$tmp/out" 2>&1
+	rc=$?
+	missed=1
+	grep -q 'expected {[A-Z][A-Za-z0-9_]*:0x[0-9a-f]*.*}, got {' "$tmp/out" &&
+		missed=0
+	[ $rc = 1 ] && [ $missed = 0 ]
+	ok $? "$f: the PoC's early stop misses a mapping the oracle sees"
+done
+
+# figure BACKEND FIELD FILE: one number from --json output
+figure() {
+	perl -MJSON::PP -e '
+		local $/; my $j = decode_json(<STDIN>);
+		my ($b, $path) = @ARGV;
+		my $v = $j->{backends}{$b};
+		$v = $v->{$_} for split /\./, $path;
+		print defined $v ? $v : "missing", "\n";
+	' "$1" "$2" < "$3"
+}
+
+# at_most A B LIMIT: is A/B <= LIMIT?
+at_most() {
+	perl -e 'exit(!($ARGV[1] > 0 && $ARGV[0] / $ARGV[1] <= $ARGV[2]))' "$@"
+}
+
+ratio() {
+	perl -e 'printf "%.4f", $ARGV[1] ? $ARGV[0] / $ARGV[1] : -1' "$@"
+}
+
+z=tests/cow_context/zygote-300x50.scn
+"$COWCTX" run --json --rmap=anon_vma,cow_context "$z" > "$tmp/z.json" 2> "$tmp/err"
+ok $? "zygote: both backends exact"
+av=$(figure anon_vma bytes "$tmp/z.json")
+cc=$(figure cow_context bytes "$tmp/z.json")
+avp=$(figure anon_vma peak_bytes "$tmp/z.json")
+ccp=$(figure cow_context peak_bytes "$tmp/z.json")
+at_most "$cc" "$av" 0.01
+ok $? "zygote: cow_context $cc rmap bytes, anon_vma $av: ratio $(ratio "$cc" "$av") <= 0.01"
+at_most "$ccp" "$avp" 0.01
+ok $? "zygote: peak bytes $ccp against $avp: ratio $(ratio "$ccp" "$avp") <= 0.01"
+ctxs=$(figure cow_context objects.cow_context "$tmp/z.json")
+[ "$ctxs" = 51 ]
+ok $? "zygote: one context per process ($ctxs)"
+
+f=tests/cow_context/fork32-fault.scn
+"$COWCTX" run --json --rmap=anon_vma,cow_context,cow_context-noprune "$f" \
+	> "$tmp/f.json" 2> "$tmp/err"
+ok $? "fork32: all three exact"
+for b in anon_vma cow_context cow_context-noprune; do
+	ex=$(figure "$b" walk.vmas_examined "$tmp/f.json")
+	fo=$(figure "$b" walk.mappings_found "$tmp/f.json")
+	eval "ex_${b//-/_}=$ex fo_${b//-/_}=$fo"
+done
+at_most "$ex_cow_context" "$fo_cow_context" 1.05
+ok $? "fork32: cow_context examines $(ratio "$ex_cow_context" "$fo_cow_context") VMAs per mapping found (<= 1.05)"
+perl -e 'my $r = $ARGV[0] / $ARGV[1]; exit(!($r >= 32 && $r <= 34))' \
+	"$ex_anon_vma" "$fo_anon_vma"
+ok $? "fork32: anon_vma examines $(ratio "$ex_anon_vma" "$fo_anon_vma") (about 33)"
+perl -e 'my $r = $ARGV[0] / $ARGV[1]; exit(!($r >= 32 && $r <= 34))' \
+	"$ex_cow_context_noprune" "$fo_cow_context_noprune"
+ok $? "fork32: without pruning cow_context would examine $(ratio "$ex_cow_context_noprune" "$fo_cow_context_noprune")"
+pruned=$(figure cow_context cow_context.contexts_pruned "$tmp/f.json")
+[ "$pruned" -ge 32000 ] 2>/dev/null
+ok $? "fork32: $pruned child subtrees pruned (32 per walk)"
+
+echo "1..$n"
+[ $fails = 0 ]
