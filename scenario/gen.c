@@ -26,6 +26,8 @@ struct gen_proc {
 	char name[16];
 	struct mm_struct *mm;
 	unsigned long last_from, last_to, last_len;	/* for moves back */
+	int id;		/* the number in its name */
+	int parent;	/* its parent's id, or -1 */
 };
 
 struct gen {
@@ -155,7 +157,10 @@ static int gen_proc(struct gen *g)
 {
 	struct gen_proc *p = &g->procs[g->nr];
 
-	snprintf(p->name, sizeof(p->name), "P%d", g->next_name++);
+	p->id = g->next_name++;
+	p->parent = -1;
+	p->last_from = p->last_to = p->last_len = 0;
+	snprintf(p->name, sizeof(p->name), "P%d", p->id);
 	p->mm = mm_create(g->m, p->name);
 	if (!p->mm)
 		return -ENOMEM;
@@ -273,6 +278,78 @@ static int gen_madvise(struct gen *g, struct gen_proc *p)
 	return 0;
 }
 
+/* A VMA whose pages sit away from their linear address, if any */
+static struct vm_area_struct *pick_moved_vma(struct gen *g,
+					     struct mm_struct *mm)
+{
+	unsigned long i, n = mm->mm_mt.nr, start = below(g, n ? n : 1);
+
+	for (i = 0; i < n; i++) {
+		struct vm_area_struct *vma = mm->mm_mt.vmas[(start + i) % n];
+
+		if (!vma->vm_file && vma->anon_vma &&
+		    vma->vm_start >> PAGE_SHIFT != vma->vm_pgoff)
+			return vma;
+	}
+	return NULL;
+}
+
+static struct gen_proc *find_parent(struct gen *g, struct gen_proc *p)
+{
+	int i;
+
+	for (i = 0; i < g->nr; i++)
+		if (g->procs[i].id == p->parent)
+			return &g->procs[i];
+	return NULL;
+}
+
+/* Moved pages are then written by the mover, and its parent writes too */
+static void after_move(struct gen *g, struct gen_proc *p, unsigned long to,
+		       unsigned long len)
+{
+	struct vm_area_struct *vma = vma_lookup(p->mm, to);
+	struct gen_proc *parent;
+	unsigned long a;
+
+	if (vma && (vma->vm_flags & VM_WRITE) && vma->vm_end >= to + len &&
+	    chance(g, 50)) {
+		for (a = to; a < to + len; a += PAGE_SIZE)
+			must(handle_access(p->mm, a, true), "touch");
+		emit(g, "%s touch %#lx %#lx write", p->name, to, len);
+	}
+	parent = find_parent(g, p);
+	if (parent && chance(g, 40))
+		gen_touch(g, parent);
+}
+
+/*
+ * Chains of moves across the fork tree: move again what was moved
+ * (often inherited), and often straight back to where its offset is 0.
+ */
+static int gen_move_moved(struct gen *g, struct gen_proc *p)
+{
+	struct vm_area_struct *vma = pick_moved_vma(g, p->mm);
+	unsigned long addr, len, to;
+
+	if (!vma)
+		return 1;
+	sub_range(g, vma, &addr, &len);
+	if (chance(g, 40))
+		to = linear_page_index(vma, addr) << PAGE_SHIFT;
+	else
+		to = window_addr(g, len / PAGE_SIZE);
+	if (to < GEN_BASE || to + len > GEN_BASE + GEN_PAGES * PAGE_SIZE ||
+	    (addr + len > to && to + len > addr))
+		return 1;
+	must(do_mremap(p->mm, addr, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       to), "mremap");
+	emit(g, "%s mremap %#lx %#lx %#lx to %#lx", p->name, addr, len, len,
+	     to);
+	after_move(g, p, to, len);
+	return 0;
+}
+
 static int gen_mremap(struct gen *g, struct gen_proc *p)
 {
 	struct vm_area_struct *vma = pick_vma(g, p->mm);
@@ -281,6 +358,8 @@ static int gen_mremap(struct gen *g, struct gen_proc *p)
 	int kind = (int)below(g, 10);
 
 	if (!vma)
+		return 0;
+	if (chance(g, 30) && !gen_move_moved(g, p))
 		return 0;
 	sub_range(g, vma, &addr, &len);
 	if (kind < 2) {
@@ -343,14 +422,33 @@ static int gen_fork(struct gen *g, struct gen_proc *p)
 
 	if (g->nr == GEN_MAX_PROCS)
 		return 0;
-	snprintf(c->name, sizeof(c->name), "P%d", g->next_name++);
-	memset(&c->last_from, 0, 3 * sizeof(unsigned long));
+	c->id = g->next_name++;
+	c->parent = p->id;
+	snprintf(c->name, sizeof(c->name), "P%d", c->id);
+	c->last_from = c->last_to = c->last_len = 0;
 	err = mm_fork(p->mm, c->name, &c->mm);
 	if (err)
 		return err;
 	g->nr++;
 	emit(g, "%s fork %s", p->name, c->name);
 	return 0;
+}
+
+/* Interior processes (with live children) exit more often than leaves */
+static struct gen_proc *pick_exiting(struct gen *g, struct gen_proc *p)
+{
+	int i, j;
+
+	if (!chance(g, 60))
+		return p;
+	for (i = 0; i < g->nr; i++) {
+		struct gen_proc *q = &g->procs[(i + (int)below(g, g->nr)) % g->nr];
+
+		for (j = 0; j < g->nr; j++)
+			if (g->procs[j].parent == q->id)
+				return q;
+	}
+	return p;
 }
 
 static void gen_exit(struct gen *g, struct gen_proc *p)
@@ -400,7 +498,7 @@ int scenario_gen(unsigned long seed, int ops, FILE *out)
 		else if (r < 82)
 			err = gen_mremap(&g, p);
 		else if (r < 86)
-			gen_exit(&g, p);
+			gen_exit(&g, pick_exiting(&g, p));
 		else if (r < 89 && g.nr < GEN_MAX_PROCS)
 			err = gen_proc(&g);
 		else if (r < 93)
