@@ -35,11 +35,18 @@ SCENARIO_SRCS := scenario/parse.c scenario/exec.c scenario/check.c \
 KERNEL_SRCS := kernel/agent.c kernel/runner.c kernel/procfs.c kernel/tracefs.c \
 	       kernel/snapshot.c kernel/compare.c kernel/files.c kernel/judge.c \
 	       kernel/kernel_cmd.c
+BENCH_SRCS := bench/prog.c bench/workloads.c bench/exec.c bench/metrics.c \
+	      bench/run.c bench/callgrind.c bench/curves.c bench/output.c \
+	      bench/report.c bench/bench_cmd.c
 TOOL_SRCS := tools/cowctx.c tools/stubs.c
 
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(MM_SRCS) $(RMAP_SRCS) \
-	      $(SCENARIO_SRCS) $(KERNEL_SRCS))
-TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TOOL_SRCS))
+	      $(SCENARIO_SRCS) $(KERNEL_SRCS) $(BENCH_SRCS))
+# An archive member is never pulled in for a symbol stubs.o already
+# defines weakly, so cmd_bench's and cmd_kernel's objects are linked in
+# directly too.
+TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TOOL_SRCS) $(BENCH_SRCS) \
+	       $(KERNEL_SRCS))
 TEST_SRCS := $(wildcard tests/unit/*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
@@ -87,6 +94,11 @@ check: deps
 run: deps
 	$(MAKE) all
 	tools/run-default.sh $(BUILD)/cowctx
+
+# The full sizes (under 20 minutes on two cores): table, report, plots
+bench: deps
+	$(MAKE) all
+	$(BUILD)/cowctx bench --out $(BUILD)/report
 
 clean:
 	rm -rf build build-asan build-tsan

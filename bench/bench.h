@@ -234,8 +234,10 @@ enum bench_metric {
 	M_FORK_ALLOCS,
 	M_FORK_NS,
 	M_FORK_INSTRUCTIONS,
+	M_FORK_RMAP_INSTRUCTIONS,
 	M_WALKS,
 	M_WALK_NS,
+	M_WALK_MEAN_NS,
 	M_EXAMINED_PER_FOUND,
 	M_WALK_MISSED,
 	M_EXITS,
@@ -246,13 +248,13 @@ enum bench_metric {
 	M_TOTAL_NS,
 	M_RMAP_TIME_SHARE,
 	M_LEAK_BYTES,
-	M_PHASE_BASE,	/* then 4 per phase: time_ns, allocs, lock acq, objs */
-	NR_METRICS = M_PHASE_BASE + 4 * NR_PHASES,
+	M_PHASE_BASE,	/* then PM_NR per phase, in enum order */
 };
 
-enum { PM_TIME_NS, PM_ALLOCS, PM_LOCK_ACQ, PM_LOCK_OBJECTS };
+enum { PM_CALLS, PM_TIME_NS, PM_ALLOCS, PM_LOCK_ACQ, PM_LOCK_OBJECTS, PM_NR };
 
-#define M_PHASE(ph, what) (M_PHASE_BASE + 4 * (ph) + (what))
+#define NR_METRICS	(M_PHASE_BASE + PM_NR * NR_PHASES)
+#define M_PHASE(ph, what) (M_PHASE_BASE + PM_NR * (ph) + (what))
 
 struct metric_set {
 	double v[NR_METRICS];	/* NAN: not measured or not defined */
@@ -269,6 +271,9 @@ void metrics_from_run(const struct bench_run *br,
 double metric_ratio(double cow, double anon);
 
 /* ---- callgrind (bench/callgrind.c) ---------------------------------- */
+
+/* fork_instructions is the mean over the first this many forks */
+#define CALLGRIND_MAX_FORKS 32
 
 /* Is valgrind usable here? (found once, remembered) */
 bool callgrind_available(void);
@@ -294,7 +299,10 @@ struct workload_result {
 	struct metric_set ms[NR_COLS];
 	struct metric_set ratio;
 	char error[256];
+	char *backend_json[NR_COLS];	/* ->print_json(), as an object */
 };
+
+void workload_result_release(struct workload_result *r);
 
 /* One scaling curve: a parameter swept, a metric per backend */
 #define CURVE_MAX_POINTS 8
@@ -311,8 +319,11 @@ struct curve {
 	bool logy;
 };
 
+#define BENCH_MAX_REPS 15
+
 struct bench_opts {
 	enum bench_size size;
+	int reps;		/* replays per workload; figures are medians */
 	bool json;
 	bool callgrind;
 	bool curves;

@@ -15,7 +15,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cowctx bench [--quick|--tiny] [--json] [--out DIR] [--all]\n"
+		"usage: cowctx bench [--quick|--tiny] [--json] [--out DIR] [--all] [--reps N]\n"
 		"                    [--no-callgrind] [--no-curves] [--scenario]\n"
 		"                    [WORKLOAD[:PARAM=VALUE,...]...]\n"
 		"\n"
@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"  --json          the results as JSON on stdout instead of the table\n"
 		"  --out DIR       where the report, plots and callgrind files go\n"
 		"  --all           every metric in the table, not a selection\n"
+		"  --reps N        replays of each workload (default 5, tiny 1);\n"
+		"                  every figure is the median over them\n"
 		"  --no-callgrind  skip instruction counts (valgrind)\n"
 		"  --no-curves     skip the scaling curves and the kernel anchor\n"
 		"  --scenario      print each WORKLOAD's program as a scenario (for\n"
@@ -91,6 +93,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		{ "no-callgrind", no_argument, NULL, 'C' },
 		{ "no-curves", no_argument, NULL, 'K' },
 		{ "scenario", no_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'r' },
 		{ "callgrind-child", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -123,6 +126,18 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		case 's':
 			*scenario = true;
 			break;
+		case 'r': {
+			char *end;
+
+			o->reps = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || o->reps < 1 ||
+			    o->reps > BENCH_MAX_REPS) {
+				fprintf(stderr, "cowctx bench: --reps must be 1 to %d\n",
+					BENCH_MAX_REPS);
+				return 2;
+			}
+			break;
+		}
 		case 'g':
 			*cg_child = optarg;
 			break;
@@ -191,6 +206,8 @@ int cmd_bench(int argc, char **argv)
 	ret = parse_args(argc, argv, &o, &all, &scenario, &cg_child);
 	if (ret)
 		return ret == 1 ? 0 : ret;
+	if (!o.reps)
+		o.reps = o.size == SIZE_TINY ? 1 : 5;
 	if (cg_child) {
 		if (optind != argc - 1) {
 			usage(stderr);
@@ -266,6 +283,8 @@ int cmd_bench(int argc, char **argv)
 		printf("report: %s/report.md\n", o.out_dir);
 	model_free(curves);
 	model_free(anchors);
+	for (i = 0; i < nr; i++)
+		workload_result_release(&res[i]);
 	model_free(res);
 	model_free(list);
 	return failed ? 1 : 0;

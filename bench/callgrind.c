@@ -99,16 +99,47 @@ static pid_t spawn(const char *self, const char *backend, const char *spec,
 	return pid;
 }
 
+/* "zygote V=1000 N=100" -> "zygote-V1000-N100": a file name */
+static void tag_of(const struct workload_inst *inst, char *buf, size_t len)
+{
+	const char *s;
+	size_t n = 0;
+
+	for (s = inst->label; *s && n + 1 < len; s++) {
+		if (*s == '=')
+			continue;
+		buf[n++] = *s == ' ' ? '-' : *s;
+	}
+	buf[n] = '\0';
+}
+
+/*
+ * Where the child stops: after the first CALLGRIND_MAX_FORKS forks, so
+ * a zygote of 10000 VMAs and 500 children takes seconds under valgrind,
+ * not an hour. Sets *forks to how many ran. 0: the whole program.
+ */
+static size_t callgrind_stop(const struct bench_prog *p, unsigned long *forks)
+{
+	size_t i;
+
+	*forks = 0;
+	for (i = 0; i < p->nr; i++) {
+		if (p->ops[i].type != OP_FORK)
+			continue;
+		if (++*forks == CALLGRIND_MAX_FORKS)
+			return i + 1;
+	}
+	return p->last_fork;
+}
+
 static unsigned long count_forks(const struct workload_inst *inst)
 {
 	struct bench_prog p;
 	unsigned long forks = 0;
-	size_t i;
 
 	prog_init(&p);
 	if (!inst->w->build(&p, inst->v))
-		for (i = 0; i < p.nr; i++)
-			forks += p.ops[i].type == OP_FORK;
+		callgrind_stop(&p, &forks);
 	prog_free(&p);
 	return forks;
 }
@@ -117,7 +148,7 @@ int callgrind_measure(const struct workload_inst *inst,
 		      const struct rmap_ops *const *ops, int nr,
 		      const char *dir, double *out, FILE *progress)
 {
-	char self[PATH_MAX], spec[256];
+	char self[PATH_MAX], spec[256], tag[128];
 	char (*files)[PATH_MAX + 64];
 	pid_t *pids;
 	unsigned long forks = count_forks(inst);
@@ -133,6 +164,7 @@ int callgrind_measure(const struct workload_inst *inst,
 		return 0;
 	self[n] = '\0';
 	workload_spec(inst, spec, sizeof(spec));
+	tag_of(inst, tag, sizeof(tag));
 	files = model_zalloc(2 * nr * sizeof(*files));
 	pids = model_zalloc(nr * sizeof(*pids));
 	if (!files || !pids) {
@@ -151,10 +183,10 @@ int callgrind_measure(const struct workload_inst *inst,
 		while (next < nr && running < 2) {
 			snprintf(files[2 * next], sizeof(files[0]),
 				 "%s/callgrind.%s.%s.out", dir,
-				 ops[next]->name, inst->w->name);
+				 ops[next]->name, tag);
 			snprintf(files[2 * next + 1], sizeof(files[0]),
 				 "%s/callgrind.%s.%s.log", dir,
-				 ops[next]->name, inst->w->name);
+				 ops[next]->name, tag);
 			pids[next] = spawn(self, ops[next]->name, spec,
 					   files[2 * next],
 					   files[2 * next + 1]);
@@ -189,6 +221,7 @@ int callgrind_child(const char *backend, const char *spec)
 	struct workload_inst inst;
 	struct bench_prog p;
 	struct bench_run br;
+	unsigned long forks;
 	char err[128];
 	int ret;
 
@@ -209,7 +242,8 @@ int callgrind_child(const char *backend, const char *spec)
 	bench_run_init(&br, ops);
 	br.callgrind = true;
 	br.skip_walk = true;
-	ret = bench_exec(&p, &br, 1, p.last_fork, inst.label, NULL);
+	ret = bench_exec(&p, &br, 1, callgrind_stop(&p, &forks), inst.label,
+			 NULL);
 	if (ret)
 		fprintf(stderr, "cowctx bench: %s\n", br.error);
 	bench_run_release(&br);

@@ -132,6 +132,8 @@ int curves_measure(const struct bench_opts *o, struct curve **curves,
 			/* a failed point stays out; the report says so */
 			bool ok = !sweep_point(o, (int)s, xs[j], r, progress);
 
+			workload_result_release(r);
+
 			for (k = 0; k < NR_CURVES; k++) {
 				struct curve *cu = &cv[k];
 

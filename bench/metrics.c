@@ -22,8 +22,10 @@ static const char *const names[M_PHASE_BASE] = {
 	[M_FORK_ALLOCS] = "fork_allocs",
 	[M_FORK_NS] = "fork_ns",
 	[M_FORK_INSTRUCTIONS] = "fork_instructions",
+	[M_FORK_RMAP_INSTRUCTIONS] = "fork_rmap_instructions",
 	[M_WALKS] = "walks",
 	[M_WALK_NS] = "walk_ns",
+	[M_WALK_MEAN_NS] = "walk_mean_ns",
 	[M_EXAMINED_PER_FOUND] = "examined_per_found",
 	[M_WALK_MISSED] = "walk_missed",
 	[M_EXITS] = "exits",
@@ -36,7 +38,8 @@ static const char *const names[M_PHASE_BASE] = {
 	[M_LEAK_BYTES] = "leak_bytes",
 };
 
-static const char *const phase_what[4] = {
+static const char *const phase_what[PM_NR] = {
+	[PM_CALLS] = "calls",
 	[PM_TIME_NS] = "time_ns",
 	[PM_ALLOCS] = "rmap_allocs",
 	[PM_LOCK_ACQ] = "lock_acquisitions",
@@ -50,8 +53,8 @@ const char *metric_name(int metric)
 
 	if (metric < M_PHASE_BASE)
 		return names[metric];
-	ph = (metric - M_PHASE_BASE) / 4;
-	what = (metric - M_PHASE_BASE) % 4;
+	ph = (metric - M_PHASE_BASE) / PM_NR;
+	what = (metric - M_PHASE_BASE) % PM_NR;
 	if (!buf[metric][0])
 		snprintf(buf[metric], sizeof(buf[metric]), "%s_%s",
 			 bench_phase_name[ph], phase_what[what]);
@@ -68,6 +71,8 @@ bool metric_is_cost(int metric)
 	case M_WALKS:
 	case M_EXITS:
 		return false;
+	case M_PHASE_BASE ... NR_METRICS - 1:
+		return (metric - M_PHASE_BASE) % PM_NR != PM_CALLS;
 	default:
 		return true;
 	}
@@ -101,10 +106,19 @@ static double div_or_nan(double a, double b)
 	return b ? a / b : NAN;
 }
 
-/* median of a copy: the run's sets stay as they are for later reads */
 static double median_of(const struct sample_set *s)
 {
 	return s->nr ? (double)sample_median(s) : NAN;
+}
+
+static double mean_of(const struct sample_set *s)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		sum += s->v[i];
+	return s->nr ? sum / s->nr : NAN;
 }
 
 /* time outside reclaim walks: the oracle's walk is never run */
@@ -148,6 +162,7 @@ void metrics_from_run(const struct bench_run *br,
 	if (!br->skip_walk) {
 		ms->v[M_WALKS] = br->walks;
 		ms->v[M_WALK_NS] = median_of(&br->walk_ns);
+		ms->v[M_WALK_MEAN_NS] = mean_of(&br->walk_ns);
 		ms->v[M_EXAMINED_PER_FOUND] = div_or_nan(br->examined,
 							 br->found);
 		ms->v[M_WALK_MISSED] = br->missed;
@@ -159,6 +174,7 @@ void metrics_from_run(const struct bench_run *br,
 
 		if (ph == PH_WALK && br->skip_walk)
 			continue;
+		ms->v[M_PHASE(ph, PM_CALLS)] = ps->calls;
 		ms->v[M_PHASE(ph, PM_TIME_NS)] = ps->ns;
 		ms->v[M_PHASE(ph, PM_ALLOCS)] = ps->allocs;
 		ms->v[M_PHASE(ph, PM_LOCK_ACQ)] = ps->lock_acquired;
@@ -182,6 +198,8 @@ void metrics_from_run(const struct bench_run *br,
 
 		ms->v[M_RMAP_TIME_SHARE] =
 			div_or_nan(t - time_without_walk(scan), t);
+		ms->v[M_FORK_RMAP_INSTRUCTIONS] = br->fork_instructions -
+						  scan->fork_instructions;
 	}
 	if (br->leak_bytes >= 0)
 		ms->v[M_LEAK_BYTES] = br->leak_bytes;

@@ -78,6 +78,14 @@ void print_json(FILE *f, const struct bench_opts *o,
 			else
 				fputs("null", f);
 		}
+		fprintf(f, ",\n   \"backend_figures\": {");
+		for (c = 0, j = 0; c < NR_COLS; c++) {
+			if (!r->backend_json[c])
+				continue;
+			fprintf(f, "%s\"%s\": %s", j++ ? ", " : "",
+				bench_col_name[c], r->backend_json[c]);
+		}
+		fprintf(f, "}");
 		fprintf(f, ",\n   \"ratio\": ");
 		if (r->have[COL_ANON_VMA] && r->have[COL_COW_CONTEXT])
 			json_metrics(f, &r->ratio);
@@ -108,7 +116,9 @@ static const int table_metrics[] = {
 	M_FORK_ALLOCS,
 	M_FORK_NS,
 	M_FORK_INSTRUCTIONS,
+	M_FORK_RMAP_INSTRUCTIONS,
 	M_WALK_NS,
+	M_WALK_MEAN_NS,
 	M_EXAMINED_PER_FOUND,
 	M_FAMILY_LOCK_ACQUISITIONS,
 	M_FAMILY_LOCK_OBJECTS,

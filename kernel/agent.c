@@ -26,7 +26,7 @@
  * a sanitizer has nothing to check there (and its shadow of a shadow
  * region is unmapped).
  */
-#define NO_SANITIZE __attribute__((no_sanitize_address))
+#define NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
 
 static int files[AGENT_MAX_FILES];
 static int nr_files;

@@ -190,8 +190,19 @@ static bool folio_is_zero(const struct folio *f)
 	return folio_test_flag(f, PG_zero);
 }
 
+/* The model has order-0 folios only: THP or a large page-cache folio */
+static bool kpage_large(const struct kpage *p)
+{
+	return kpage_flag(p, KPF_COMPOUND_HEAD) ||
+	       kpage_flag(p, KPF_COMPOUND_TAIL);
+}
+
 static void kpage_str(const struct kpage *p, char *buf, size_t len)
 {
+	if (p && !kpage_present(p) && (p->pm & PM_SWAP)) {
+		snprintf(buf, len, "a swapped-out page");
+		return;
+	}
 	if (!p || !kpage_present(p)) {
 		snprintf(buf, len, "no page");
 		return;
@@ -200,8 +211,9 @@ static void kpage_str(const struct kpage *p, char *buf, size_t len)
 		snprintf(buf, len, "the zero page");
 		return;
 	}
-	snprintf(buf, len, "pfn %#lx (%s%s, mapcount %" PRIu64 ")",
+	snprintf(buf, len, "pfn %#lx (%s%s%s, mapcount %" PRIu64 ")",
 		 kpage_pfn(p), kpage_flag(p, KPF_ANON) ? "anon" : "file",
+		 kpage_large(p) ? ", in a large folio" : "",
 		 p->pm & PM_EXCLUSIVE ? ", exclusive" : "", p->kcount);
 }
 
@@ -397,6 +409,8 @@ static bool pair_attrs_agree(struct cmp_ctx *x, const struct pair *p)
 
 	if (kzero != mzero)
 		what = "zero page";
+	else if (!kzero && kpage_large(kp))
+		what = "folio size";
 	else if (!kzero && kpage_flag(kp, KPF_ANON) != folio_test_anon(f))
 		what = "kind";
 	else if (!kzero && !!(kp->pm & PM_EXCLUSIVE) != (folio_mapcount(f) == 1))

@@ -152,6 +152,10 @@ static int preflight(struct judge *j)
 {
 	int err;
 
+	if (KERNEL_UNDER_TSAN) {
+		why(j, "a ThreadSanitizer build: its thread in every agent would be counted too");
+		return KERNEL_EXIT_SKIP;
+	}
 	if (geteuid() != 0) {
 		why(j, "not root: pagemap PFNs, kpageflags and tracefs need root");
 		return KERNEL_EXIT_SKIP;
@@ -515,9 +519,9 @@ static int judge(struct judge *j)
 		ret = 1;
 	} else if (ret == JUDGE_STOP || j->failed) {
 		ret = 2;
-	} else if (ret) {
+	} else if (ret || (msg && msg[0])) {
 		fputs(msg ? msg : "", stderr);
-		ret = 2;
+		ret = ret ? 2 : 0;
 	}
 	free(msg);
 	exec_state_release(&es);

@@ -7,6 +7,22 @@
 #ifndef COWCTX_KERNEL_H
 #define COWCTX_KERNEL_H
 
+/*
+ * Under ThreadSanitizer every agent runs the runtime's own thread,
+ * which maps memory and makes anon_vmas of its own: no exact count can
+ * come out of such a build, so it does not try.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define KERNEL_UNDER_TSAN	1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define KERNEL_UNDER_TSAN	1
+#endif
+#endif
+#ifndef KERNEL_UNDER_TSAN
+#define KERNEL_UNDER_TSAN	0
+#endif
+
 /* Exit status when this machine cannot serve (not root, no tracefs) */
 #define KERNEL_EXIT_SKIP	77
 

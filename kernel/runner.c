@@ -52,7 +52,8 @@ static long now_ms(void)
 
 /*
  * Wait up to @timeout_ms for @events on @fd. 1 when they came, 0 on
- * timeout, -1 when interrupted by the user's signal.
+ * timeout, -1 when interrupted by the user's signal. In slices, so a
+ * signal caught just before poll() is still seen soon.
  */
 static int wait_fd(int fd, short events, int timeout_ms)
 {
@@ -67,10 +68,10 @@ static int wait_fd(int fd, short events, int timeout_ms)
 			return -1;
 		if (left < 0)
 			left = 0;
-		n = poll(&p, 1, (int)left);
+		n = poll(&p, 1, left > 100 ? 100 : (int)left);
 		if (n > 0)
 			return 1;
-		if (n == 0 || errno != EINTR)
+		if ((n == 0 && !left) || (n < 0 && errno != EINTR))
 			return 0;
 	}
 }

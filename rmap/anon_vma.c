@@ -359,8 +359,11 @@ static int anon_vma_clone(struct vm_area_struct *dst,
 		root = lock_anon_vma_root(st, root, anon_vma, site);
 		anon_vma_chain_assign(dst, avc, anon_vma);
 		avc_tree_insert(st, avc);
-		/* a root is never reused: its self-link makes num_children >= 1
-		 * and the parent VMA keeps it active or has a child below it */
+		/*
+		 * A root is never reused: its self-link counts one child,
+		 * and the parent VMA either still uses it or uses an
+		 * anon_vma below it, which is a second child.
+		 */
 		if (!dst->anon_vma && src->anon_vma &&
 		    anon_vma->num_children < 2 &&
 		    anon_vma->num_active_vmas == 0)
@@ -523,7 +526,8 @@ static void anon_vma_adjust_end(struct vm_area_struct *vma)
 	st->adjusting = NULL;
 	if ((vma->anon_vma ? ((struct anon_vma *)vma->anon_vma)->root :
 	     NULL) != root)
-		anon_vma_bug("VMA %lu changed anon_vma while adjusting", vma->id);
+		anon_vma_bug("VMA %lu changed anon_vma while adjusting",
+			     vma->id);
 	if (!root)
 		return;
 	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
@@ -903,7 +907,8 @@ const char *anon_vma_validate(struct model *m)
 			goto out;
 		}
 		if (rwsem_is_locked(&av->rwsem)) {
-			err = invalid("anon_vma %lu: lock held at rest", av->id);
+			err = invalid("anon_vma %lu: lock held at rest",
+				      av->id);
 			goto out;
 		}
 	}

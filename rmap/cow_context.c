@@ -488,9 +488,10 @@ static void cow_vma_adjust_end(struct vm_area_struct *vma)
  * first, then offsets in increasing order, so a PTE moving to an offset
  * the walk looks at earlier could pass it by. The walk holds remap_lock
  * for read across its visit of an mm with remap entries; the move holds
- * it for write. (The model calls this only where anon_vma needs it;
- * cow_context needs it whenever the destination comes first in that
- * order, see the report.)
+ * it for write. The model calls this only where anon_vma's walk order
+ * needs it (need_rmap_locks); cow_context would need it for every move
+ * whose destination offset comes before the source's in its own order.
+ * In the single-threaded model no walk runs during a move either way.
  */
 static void cow_take_rmap_locks(struct vm_area_struct *vma)
 {

@@ -48,7 +48,7 @@ struct cow_instance;
 #define COW_CONTEXT_KERNEL_BYTES	128
 
 struct cow_context {
-	int refcount;			/* mm + children + folios + walkers */
+	int refcount;			/* mm, children, folios, walks */
 	spinlock_t lock;		/* writers of children (and siblings) */
 	struct mm_struct *mm;		/* NULL once the mm has exited */
 	struct cow_context *parent;	/* pinned by our reference on it */
@@ -76,7 +76,7 @@ struct cow_context {
 	 * waits for a grace period (see context_free_rcu()).
 	 */
 	void *charge;
-	unsigned long mm_id;		/* for reports after the mm is gone */
+	unsigned long mm_id;		/* names it after the mm is gone */
 	/*
 	 * VMAs that should have a remap entry but could not get one (an
 	 * allocation failed in a hook that cannot fail). While nonzero,
@@ -89,16 +89,16 @@ struct cow_context {
 enum cow_walk_flags {
 	COW_WALK_PRUNE = 1 << 0,	/* fork-generation pruning */
 	COW_WALK_POC_EARLY_STOP = 1 << 1,	/* the PoC's exclusive stop */
-	COW_WALK_POC_ORDER = 1 << 2,	/* the PoC's order: children first */
+	COW_WALK_POC_ORDER = 1 << 2,	/* the PoC's: children first */
 };
 
 struct cow_walk_stats {
 	unsigned long contexts_visited;
 	unsigned long mms_visited;	/* contexts whose mm was alive */
 	unsigned long contexts_pruned;	/* subtrees skipped by fork_seq */
-	unsigned long remap_candidates;	/* lookups at index + offset != 0 */
+	unsigned long remap_candidates;	/* lookups at offset != 0 */
 	unsigned long lossy_scans;	/* mms scanned for want of entries */
-	unsigned long vma_retries;	/* candidates revalidated after lock */
+	unsigned long vma_retries;	/* VMA changed before its lock */
 };
 
 struct cow_instance {
@@ -138,9 +138,9 @@ static inline long vma_remap_offset(const struct vm_area_struct *vma)
  * holding the VMA read-locked (the model's vma_start_read()).
  */
 #define COW_VMA_LINKED		0x1UL	/* in its mm's tree */
-#define COW_VMA_ENTRY		0x2UL	/* owns a remap entry (its key) */
+#define COW_VMA_ENTRY		0x2UL	/* owns a remap entry */
 #define COW_VMA_RESERVED	0x4UL	/* owns a reserved remap slot */
-#define COW_VMA_LOSSY		0x8UL	/* wanted an entry, got none */
+#define COW_VMA_LOSSY		0x8UL	/* wants an entry, has none */
 #define COW_VMA_READER_SHIFT	8
 
 static inline unsigned long cow_vma_state(const struct vm_area_struct *vma)

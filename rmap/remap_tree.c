@@ -34,8 +34,9 @@ size_t kmalloc_size_class(size_t size)
 
 size_t remap_array_kernel_bytes(unsigned int capacity)
 {
-	return kmalloc_size_class(REMAP_ARRAY_KERNEL_HEADER +
-				  (size_t)capacity * sizeof(struct remap_entry));
+	size_t entries = (size_t)capacity * sizeof(struct remap_entry);
+
+	return kmalloc_size_class(REMAP_ARRAY_KERNEL_HEADER + entries);
 }
 
 /* The most entries a kmalloc object that must hold @need can take */

@@ -40,7 +40,7 @@ struct remap_entry {
 	unsigned long pgoff;		/* first page */
 	unsigned long pgoff_end;	/* one past the last page */
 	long offset;			/* address page = pgoff + offset */
-	unsigned long end_max;		/* max pgoff_end of entries [0, i] */
+	unsigned long end_max;		/* max pgoff_end in [0, i] */
 };
 
 /*
@@ -49,7 +49,7 @@ struct remap_entry {
  */
 struct remap_array {
 	unsigned int nr;	/* entries in use */
-	unsigned int reserved;	/* slots promised to VMAs not yet linked */
+	unsigned int reserved;	/* slots promised to unlinked VMAs */
 	unsigned int capacity;
 	struct remap_entry entry[];
 };

@@ -147,17 +147,20 @@ static long do_op(struct slot *s)
 				(void)*c;
 		}
 		return 0;
-	case OP_FORK:
+	case OP_FORK: {
+		/*
+		 * The slot is shared: read it before fork, since the runner
+		 * may reuse it for the next op before the child runs.
+		 */
+		struct slot *c = &slots[s->child_slot];
+
 		pid = fork();
 		if (pid < 0)
 			return -errno;
-		if (!pid) {
-			struct slot *c = &slots[s->child_slot];
-
-			c->pid = getpid();
+		if (!pid)
 			serve(c);
-		}
 		return pid;
+	}
 	case OP_EXIT:
 		_exit(0);
 	}

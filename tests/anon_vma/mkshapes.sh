@@ -30,6 +30,7 @@ prologue() {	# V
 
 fan() {		# N V
 	{
+		echo "# SPDX-License-Identifier: GPL-2.0"
 		echo "# fan: a root with $2 gap-separated written one-page VMAs forks $1 children"
 		prologue "$2"
 		i=1
@@ -43,6 +44,7 @@ fan() {		# N V
 
 chain() {	# N V
 	{
+		echo "# SPDX-License-Identifier: GPL-2.0"
 		echo "# chain: root -> c1 -> ... -> c$1, $2 gap-separated written one-page VMAs"
 		prologue "$2"
 		echo "R fork c1"

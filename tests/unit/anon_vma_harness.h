@@ -27,8 +27,8 @@ struct av_run {
 	int ret;		/* scenario_exec()'s result */
 };
 
-static inline int av_on_check(struct exec_state *es, const struct stmt *st,
-		       void *arg)
+static inline int av_on_check(struct exec_state *es,
+			      const struct stmt *st, void *arg)
 {
 	struct av_run *r = arg;
 	const char *bad;
@@ -49,8 +49,8 @@ static inline int av_on_check(struct exec_state *es, const struct stmt *st,
  * error messages (NULL: stderr). The model stays up for inspection
  * until av_run_end().
  */
-static inline int av_run_text(struct av_run *r, const char *name, const char *text,
-		       FILE *err)
+static inline int av_run_text(struct av_run *r, const char *name,
+			      const char *text, FILE *err)
 {
 	memset(r, 0, sizeof(*r));
 	if (scenario_parse_string(name, text, &r->sc))

@@ -137,7 +137,7 @@ static void fork_reuses_idle_ancestor(void)
 		    "check\n", NULL);
 	validated(&r, "reuse");
 	c3 = av_vma(&r, "c3", A0);
-	av1 = ((struct anon_vma *)av_of(&r, "c2", A0))->parent;
+	av1 = av_of(&r, "c2", A0)->parent;
 	ok(c3 && c3->anon_vma == av1 && av1 != av1->root,
 	   "the exited middle generation's anon_vma is adopted by the next fork");
 	ok(av1->num_active_vmas == 1 && av1->num_children == 1,
@@ -157,7 +157,7 @@ static void fork_reuses_idle_ancestor(void)
 		    "c1 fork c2\n"
 		    "check\n", NULL);
 	validated(&r, "no-root-reuse");
-	ok(av_of(&r, "c2", A0) != ((struct anon_vma *)av_of(&r, "c1", A0))->root,
+	ok(av_of(&r, "c2", A0) != av_of(&r, "c1", A0)->root,
 	   "a root with no VMA left is not reused");
 	is_long(av_live(&r, "anon_vma"), 3, "root, c1's, c2's");
 	av_run_end(&r);
@@ -339,6 +339,25 @@ static void lock_accounting(void)
 	ok(!r.ret && site_writes(&r, AV_LOCK_CLONE) == 2 &&
 	   site_writes(&r, AV_LOCK_ADJUST) == 2,
 	   "a middle mprotect: two splits, each a clone and a range update");
+	av_run_end(&r);
+
+	/*
+	 * Moving a range back merges it into the VMA in front, which a
+	 * walk visits before the source: the PTE move holds the root
+	 * (mremap's need_rmap_locks).
+	 */
+	av_run_text(&r, "locks-mremap",
+		    "proc P\n"
+		    "P mmap 0x100000000000 16K rw\n"
+		    "P touch 0x100000000000 16K write\n"
+		    "P mremap 0x100000001000 4K 4K to 0x100000100000\n"
+		    "P mremap 0x100000100000 4K 4K to 0x100000001000\n"
+		    "check\n", NULL);
+	validated(&r, "locks-mremap");
+	is_long(site_writes(&r, AV_LOCK_MREMAP), 1,
+		"moving back into the front piece takes the rmap lock once");
+	ok(av_vma(&r, "P", A0) && av_vma(&r, "P", A0)->vm_end == A0 + 4 * PG,
+	   "and the pieces are one VMA again");
 	av_run_end(&r);
 }
 

@@ -222,7 +222,7 @@ static int cc_on_check(struct exec_state *es, const struct stmt *st, void *arg)
 }
 
 /* Run @text on a fresh model of @ops; the model stays until cc_run_end */
-static int cc_run_text(struct cc_run *r, const struct rmap_ops *ops,
+static __attribute__((unused)) int cc_run_text(struct cc_run *r, const struct rmap_ops *ops,
 		       const char *name, const char *text, FILE *err)
 {
 	void (*at_check)(struct cc_run *r) = r->at_check;
@@ -246,7 +246,7 @@ static int cc_run_text(struct cc_run *r, const struct rmap_ops *ops,
 }
 
 /* Exit every process still alive (the last check, with nothing left) */
-static void cc_exit_all(struct cc_run *r)
+static __attribute__((unused)) void cc_exit_all(struct cc_run *r)
 {
 	while (r->es.nr_procs) {
 		mm_exit(r->es.procs[r->es.nr_procs - 1].mm);
@@ -254,7 +254,7 @@ static void cc_exit_all(struct cc_run *r)
 	}
 }
 
-static void cc_run_end(struct cc_run *r)
+static __attribute__((unused)) void cc_run_end(struct cc_run *r)
 {
 	exec_state_release(&r->es);
 	model_destroy(r->m);

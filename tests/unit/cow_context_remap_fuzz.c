@@ -12,8 +12,8 @@
 #include "cow_context_harness.h"
 #include "tap.h"
 
-#define NR_SEEDS	150
-#define NR_OPS		120
+#define NR_SEEDS	600
+#define NR_OPS		150
 #define MAX_PROCS	10
 #define BASE		0x100000000000UL
 #define SPAN_PAGES	192UL

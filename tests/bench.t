@@ -1,0 +1,197 @@
+#!/usr/bin/env perl
+# SPDX-License-Identifier: GPL-2.0
+#
+# cowctx bench at the tiny sizes: the JSON's shape, and relations that
+# must hold whatever the machine's speed (no timings are compared):
+# exact anon_vma counts from reference/REAL-KERNEL.md's fork tables,
+# walks that miss nothing and agree across backends, no leaks, phase
+# figures that add up, ratios that are the quotients they claim,
+# callgrind counts that repeat exactly, the generated workloads valid
+# under the oracle, the report and its plots written, bad input refused.
+
+use strict;
+use warnings;
+use File::Temp qw(tempdir);
+use JSON::PP;
+
+my $cowctx = $ENV{COWCTX} // 'build/cowctx';
+my $tmp = tempdir(CLEANUP => 1);
+my $n = 0;
+my $failed = 0;
+
+sub ok {
+	my ($cond, $what) = @_;
+	$n++;
+	print(($cond ? "ok" : "not ok") . " $n - $what\n");
+	$failed++ unless $cond;
+	return $cond;
+}
+
+sub diag { print "# $_\n" for split /\n/, join('', @_) }
+
+sub run_json {
+	my ($args) = @_;
+	my $out = `$cowctx bench $args 2>$tmp/stderr`;
+	my $rc = $? >> 8;
+	my $data = eval { decode_json($out) };
+	diag("cowctx bench $args: status $rc\n", `tail -5 $tmp/stderr`)
+		if $rc || !$data;
+	return ($rc, $data);
+}
+
+my @required = qw(bytes peak_bytes fork_allocs fork_ns walk_ns
+		  examined_per_found family_lock_objects);
+my %workload_names = map { $_ => 1 } qw(zygote chain realloc jit reclaim exit);
+
+# ---- the default tiny run, without curves or callgrind (fast) --------
+my ($rc, $j) = run_json("--tiny --no-curves --no-callgrind --json --out $tmp/r1");
+ok($rc == 0, "bench --tiny --json exits 0");
+ok(ref $j eq "HASH" && ref $j->{workloads} eq "ARRAY" && scalar(@{$j->{workloads}}),
+   "JSON has a non-empty workloads array") or do { print "1..$n\n"; exit 1 };
+
+my $have_cow = $j->{backends}{cow_context} ? 1 : 0;
+diag("cow_context not built: its checks are skipped") unless $have_cow;
+my %seen;
+my $shape_ok = 1;
+for my $w (@{$j->{workloads}}) {
+	$seen{$w->{name}} = 1;
+	$shape_ok &&= ref $w->{params} eq 'HASH' && %{$w->{params}};
+	for my $col ('anon_vma', $have_cow ? ('cow_context', 'ratio') : ()) {
+		my $m = $w->{$col};
+		unless (ref $m eq 'HASH') { $shape_ok = 0; next }
+		for (@required) {
+			$shape_ok = 0, diag("$w->{label}: $col lacks $_")
+				unless exists $m->{$_};
+		}
+	}
+	$shape_ok &&= !defined $w->{cow_context} && !defined $w->{ratio}
+		unless $have_cow;
+}
+ok($shape_ok, "every workload has params and anon_vma" .
+   ($have_cow ? ", cow_context and ratio" : "") . " with the required metrics");
+ok(!grep(!$seen{$_}, keys %workload_names),
+   "every workload generator is in the defaults: " . join(',', sort keys %seen));
+ok(!grep(defined $_->{error}, @{$j->{workloads}}), "no workload reported an error");
+
+my @cols = ('anon_vma', $have_cow ? 'cow_context' : ());
+my ($missed, $leaks, $peak, $epf, $walks_eq, $phase_sum) = (0, 0, 0, 0, 0, 0);
+for my $w (@{$j->{workloads}}) {
+	for my $c (@cols) {
+		my $m = $w->{$c};
+		$missed++ if $m->{walk_missed} != 0;
+		$leaks++ if $m->{leak_bytes} != 0;
+		$peak++ if $m->{peak_bytes} < $m->{bytes};
+		$epf++ if $m->{examined_per_found} < 1;
+		my ($objs, $acq) = (0, 0);
+		for my $ph (qw(mmap fault fork mremap mprotect munmap exit walk)) {
+			$objs += $m->{"${ph}_lock_objects"};
+			$acq += $m->{"${ph}_lock_acquisitions"};
+		}
+		$phase_sum++ if $objs != $m->{family_lock_objects} ||
+				$acq != $m->{family_lock_acquisitions};
+	}
+	$walks_eq++ if $have_cow &&
+		($w->{anon_vma}{walks} != $w->{cow_context}{walks} ||
+		 $w->{anon_vma}{anon_folios} != $w->{cow_context}{anon_folios});
+}
+ok(!$missed, "no walk missed a mapping (walk_missed 0 everywhere)");
+ok(!$leaks, "no rmap bytes left after every exit (leak_bytes 0)");
+ok(!$peak, "peak_bytes >= bytes");
+ok(!$epf, "examined_per_found >= 1 (the physical limit)");
+ok(!$phase_sum, "per-phase lock figures add up to the family-lock totals");
+ok(!$walks_eq, "backends walked the same folios") if $have_cow;
+
+# REAL-KERNEL.md, per root VMA: fan of N children N anon_vmas and 2N AVCs,
+# chain of depth N N anon_vmas and N(N+3)/2 AVCs; the root's own V of each.
+my ($fan, $chain, $allocs) = (0, 0, 0);
+for my $w (@{$j->{workloads}}) {
+	my $p = $w->{params};
+	my $a = $w->{anon_vma};
+	if ($w->{name} eq 'zygote' && !$p->{F} && $p->{P} == 1) {
+		my ($v, $k) = ($p->{V}, $p->{N});
+		my $want = $v * (104 * (1 + $k) + 64 * (1 + 2 * $k));
+		$fan++;
+		ok($a->{bytes} == $want, "zygote V=$v N=$k: anon_vma bytes $a->{bytes} == $want (kernel's fan counts)");
+		ok($a->{objects} == $v * (2 + 3 * $k), "zygote: anon_vma objects == V(2+3N)");
+		# per fork: one AVC to the parent's anon_vma, one anon_vma, its AVC
+		ok($a->{fork_allocs} == 3 * $v, "zygote: anon_vma allocations per fork == 3V");
+		ok($a->{family_lock_acquisitions} > 0, "zygote: anon_vma takes its family lock");
+	}
+	if ($w->{name} eq 'chain' && !$p->{exit} && $p->{P} == 1) {
+		my ($v, $d) = ($p->{V}, $p->{D});
+		my $want = $v * (104 * (1 + $d) + 64 * (1 + $d * ($d + 3) / 2));
+		$chain++;
+		ok($a->{bytes} == $want, "chain V=$v D=$d: anon_vma bytes $a->{bytes} == $want (kernel's chain counts)");
+	}
+	if ($have_cow) {
+		my $bad = 0;
+		for my $m (qw(bytes fork_allocs examined_per_found)) {
+			my ($c, $b, $r) = ($w->{cow_context}{$m}, $a->{$m},
+					   $w->{ratio}{$m});
+			next unless defined $c && defined $b && $b != 0;
+			$bad++ if !defined $r || abs($r - $c / $b) > 1e-3 * abs($c / $b) + 1e-12;
+		}
+		$allocs += $bad;
+	}
+}
+ok($fan && $chain, "the tiny defaults include a plain zygote and chain");
+ok(!$allocs, "ratios are cow_context / anon_vma") if $have_cow;
+
+# ---- callgrind: instruction counts exist and repeat exactly ----------
+SKIP: {
+	if (system("command -v valgrind >/dev/null 2>&1") != 0) {
+		print "ok ", ++$n, " # skip valgrind not installed\n";
+		last SKIP;
+	}
+	my @ir;
+	for my $i (1, 2) {
+		my ($rc2, $k) = run_json("--tiny --no-curves --json --out $tmp/cg$i zygote:V=30,N=4");
+		my $x = $rc2 == 0 && $k ? $k->{workloads}[0]{anon_vma}{fork_instructions} : undef;
+		push @ir, $x;
+	}
+	ok(defined $ir[0] && $ir[0] > 0, "callgrind counted anon_vma's fork instructions") &&
+	ok($ir[0] == $ir[1], "fork_instructions are the same on a second run ($ir[0])");
+}
+
+# ---- the generated programs are valid and the backends agree with the oracle
+my $scn_ok = 1;
+for my $spec ('zygote:V=12,N=3,F=4', 'chain:D=4,V=6', 'chain:D=4,V=6,exit=1',
+	      'realloc:N=2,B=3,G=3', 'jit:N=2,R=2,P=12,rounds=4', 'reclaim',
+	      'exit:order=2') {
+	my $file = "$tmp/" . ($spec =~ tr/:=,/___/r) . ".scn";
+	system("$cowctx bench --tiny --scenario $spec > $file") == 0 or do {
+		$scn_ok = 0; diag("--scenario $spec failed"); next };
+	my $out = `$cowctx run $file 2>&1`;
+	if ($? != 0) { $scn_ok = 0; diag("cowctx run on $spec: status " . ($? >> 8) . "\n$out") }
+}
+ok($scn_ok, "every workload's program passes cowctx run (all backends against the oracle)");
+
+# ---- the report, with curves and plots --------------------------------
+($rc) = run_json("--tiny --json --no-callgrind --out $tmp/r2 zygote");
+ok($rc == 0, "bench with curves exits 0");
+my $report = do { local $/; open my $f, '<', "$tmp/r2/report.md" or die; <$f> } // '';
+ok($report =~ /^- command: `cowctx bench /m && $report =~ /^- commit: /m &&
+   $report =~ /^- machine: /m, "report.md starts with command, commit and machine");
+ok($report =~ /## The issue's targets/ && $report =~ /## Where cow_context loses/ &&
+   $report =~ /against the real kernel/ && $report =~ /Android/,
+   "report.md has targets, losses and both anchors");
+ok(-s "$tmp/r2/results.json", "results.json written");
+if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+	my @svg = glob("$tmp/r2/*.svg");
+	my $good = grep { my $s = do { local $/; open my $f, '<', $_; <$f> };
+			  $s =~ /<svg/ && $s =~ /anon_vma/ } @svg;
+	ok(@svg >= 10 && $good == @svg, scalar(@svg) . " SVG plots, each naming anon_vma");
+} else {
+	print "ok ", ++$n, " # skip gnuplot not installed\n";
+}
+
+# ---- bad input --------------------------------------------------------
+system("$cowctx bench --tiny nosuchworkload >/dev/null 2>&1");
+ok($? >> 8 == 2, "an unknown workload is refused with status 2");
+system("$cowctx bench --tiny zygote:V=0 >/dev/null 2>&1");
+ok($? >> 8 == 2, "a parameter out of range is refused with status 2");
+system("$cowctx bench --tiny zygote:Q=1 >/dev/null 2>&1");
+ok($? >> 8 == 2, "an unknown parameter is refused with status 2");
+
+print "1..$n\n";
+exit($failed ? 1 : 0);
