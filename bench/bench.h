@@ -32,7 +32,8 @@ enum bench_op_type {
 	OP_MREMAP,	/* one mremap: len -> new_len, flags, new_addr */
 	OP_FORK,	/* proc forks child */
 	OP_EXIT,	/* proc exits */
-	OP_WALK,	/* folio_referenced() on every mapped anonymous folio */
+	OP_WALK,	/* on every mapped anonymous folio: folio_referenced(),
+			   then a walk of every candidate */
 	OP_SNAPSHOT,	/* the workload's steady state: objects live now */
 	OP_MARK,	/* a second look at live bytes (mid_bytes) */
 };
@@ -154,7 +155,8 @@ enum bench_phase {
 	PH_MPROTECT,
 	PH_MUNMAP,
 	PH_EXIT,
-	PH_WALK,
+	PH_WALK,	/* folio_referenced(): stops when all are found */
+	PH_FULL_WALK,	/* remove_migration_ptes(): every candidate */
 	NR_PHASES,
 };
 
@@ -175,6 +177,19 @@ struct sample_set {
 	size_t capacity;
 };
 
+/* One kind of walk over every mapped anonymous folio */
+enum { WALK_RECLAIM, WALK_FULL, NR_WALKS };
+
+struct walk_pass {
+	struct sample_set ns;
+	unsigned long walks;
+	unsigned long examined;
+	unsigned long found;
+	unsigned long missed;		/* mappings a walk did not report */
+	unsigned long extra;		/* reported more than once */
+	unsigned long referenced;
+};
+
 /* One backend's run of one program */
 struct bench_run {
 	const struct rmap_ops *ops;
@@ -184,13 +199,8 @@ struct bench_run {
 	bool callgrind;			/* toggle collection around forks */
 	struct phase_stat phase[NR_PHASES];
 	struct sample_set fork_ns;
-	struct sample_set walk_ns;
 	struct sample_set exit_ns;
-	unsigned long walks;
-	unsigned long examined;
-	unsigned long found;
-	unsigned long missed;		/* mappings a walk did not report */
-	unsigned long referenced;
+	struct walk_pass walk[NR_WALKS];
 	bool snapped;
 	long snap_bytes;
 	long snap_objects;
@@ -240,6 +250,9 @@ enum bench_metric {
 	M_WALK_MEAN_NS,
 	M_EXAMINED_PER_FOUND,
 	M_WALK_MISSED,
+	M_FULL_WALK_NS,
+	M_FULL_WALK_MEAN_NS,
+	M_EXAMINED_PER_FOUND_FULL,
 	M_EXITS,
 	M_EXIT_NS,
 	M_FAMILY_LOCK_ACQUISITIONS,

@@ -28,6 +28,9 @@ static const char *const names[M_PHASE_BASE] = {
 	[M_WALK_MEAN_NS] = "walk_mean_ns",
 	[M_EXAMINED_PER_FOUND] = "examined_per_found",
 	[M_WALK_MISSED] = "walk_missed",
+	[M_FULL_WALK_NS] = "full_walk_ns",
+	[M_FULL_WALK_MEAN_NS] = "full_walk_mean_ns",
+	[M_EXAMINED_PER_FOUND_FULL] = "examined_per_found_full",
 	[M_EXITS] = "exits",
 	[M_EXIT_NS] = "exit_ns",
 	[M_FAMILY_LOCK_ACQUISITIONS] = "family_lock_acquisitions",
@@ -128,7 +131,7 @@ static double time_without_walk(const struct bench_run *br)
 	int ph;
 
 	for (ph = 0; ph < NR_PHASES; ph++)
-		if (ph != PH_WALK)
+		if (ph != PH_WALK && ph != PH_FULL_WALK)
 			t += br->phase[ph].ns;
 	return t;
 }
@@ -160,19 +163,26 @@ void metrics_from_run(const struct bench_run *br,
 	ms->v[M_FORK_NS] = median_of(&br->fork_ns);
 	ms->v[M_FORK_INSTRUCTIONS] = br->fork_instructions;
 	if (!br->skip_walk) {
-		ms->v[M_WALKS] = br->walks;
-		ms->v[M_WALK_NS] = median_of(&br->walk_ns);
-		ms->v[M_WALK_MEAN_NS] = mean_of(&br->walk_ns);
-		ms->v[M_EXAMINED_PER_FOUND] = div_or_nan(br->examined,
-							 br->found);
-		ms->v[M_WALK_MISSED] = br->missed;
+		const struct walk_pass *rw = &br->walk[WALK_RECLAIM];
+		const struct walk_pass *fw = &br->walk[WALK_FULL];
+
+		ms->v[M_WALKS] = rw->walks;
+		ms->v[M_WALK_NS] = median_of(&rw->ns);
+		ms->v[M_WALK_MEAN_NS] = mean_of(&rw->ns);
+		ms->v[M_EXAMINED_PER_FOUND] = div_or_nan(rw->examined,
+							 rw->found);
+		ms->v[M_WALK_MISSED] = rw->missed + fw->missed + fw->extra;
+		ms->v[M_FULL_WALK_NS] = median_of(&fw->ns);
+		ms->v[M_FULL_WALK_MEAN_NS] = mean_of(&fw->ns);
+		ms->v[M_EXAMINED_PER_FOUND_FULL] = div_or_nan(fw->examined,
+							      fw->found);
 	}
 	ms->v[M_EXITS] = br->phase[PH_EXIT].calls;
 	ms->v[M_EXIT_NS] = median_of(&br->exit_ns);
 	for (ph = 0; ph < NR_PHASES; ph++) {
 		const struct phase_stat *ps = &br->phase[ph];
 
-		if (ph == PH_WALK && br->skip_walk)
+		if ((ph == PH_WALK || ph == PH_FULL_WALK) && br->skip_walk)
 			continue;
 		ms->v[M_PHASE(ph, PM_CALLS)] = ps->calls;
 		ms->v[M_PHASE(ph, PM_TIME_NS)] = ps->ns;

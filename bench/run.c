@@ -69,10 +69,14 @@ static int cross_check(struct workload_result *r, const struct bench_run *runs,
 	for (i = 0; i < nr; i++) {
 		const struct bench_run *br = &runs[i];
 
-		if (br->missed) {
+		const struct walk_pass *rw = &br->walk[WALK_RECLAIM];
+		const struct walk_pass *fw = &br->walk[WALK_FULL];
+
+		if (rw->missed || fw->missed || fw->extra) {
 			snprintf(r->error, sizeof(r->error),
-				 "%s: walks missed %lu mappings",
-				 br->ops->name, br->missed);
+				 "%s: walks missed %lu mappings, reported %lu twice",
+				 br->ops->name, rw->missed + fw->missed,
+				 fw->extra);
 			return -1;
 		}
 		if (br->leak_bytes > 0) {
@@ -83,13 +87,15 @@ static int cross_check(struct workload_result *r, const struct bench_run *runs,
 		}
 		if (br->skip_walk)
 			continue;
-		if (ref && (ref->found != br->found ||
-			    ref->walks != br->walks ||
-			    ref->referenced != br->referenced)) {
+		if (ref && (ref->walk[0].found != rw->found ||
+			    ref->walk[0].walks != rw->walks ||
+			    ref->walk[0].referenced != rw->referenced ||
+			    ref->walk[1].found != fw->found)) {
 			snprintf(r->error, sizeof(r->error),
 				 "%s and %s disagree: %lu/%lu walks, %lu/%lu mappings found",
-				 ref->ops->name, br->ops->name, ref->walks,
-				 br->walks, ref->found, br->found);
+				 ref->ops->name, br->ops->name,
+				 ref->walk[0].walks, rw->walks,
+				 ref->walk[0].found, rw->found);
 			return -1;
 		}
 		ref = br;

@@ -71,22 +71,32 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 /* fault_around_bytes' default: 64K, sixteen pages */
 #define FAULT_AROUND_PAGES	16
 
+static unsigned long max_ul(unsigned long a, unsigned long b)
+{
+	return a > b ? a : b;
+}
+
+static unsigned long min_ul(unsigned long a, unsigned long b)
+{
+	return a < b ? a : b;
+}
+
 /*
  * do_fault_around(): a read fault on a file also maps the neighbouring
- * pages already in the page cache, within the aligned 64K window, the
- * VMA and the PTE table. The model's files are wholly cached (as a file
- * just written is), so every empty PTE of the window gets its page.
+ * pages already in the page cache. The window is sixteen pages from
+ * the 64K-aligned block's start, or from the VMA's start if that is
+ * later (then it crosses the block's end), and never leaves the VMA
+ * or the PTE table. The model's files are wholly cached (as a file just
+ * written is), so every empty PTE of the window gets its page.
  */
 static int do_fault_around(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long window = FAULT_AROUND_PAGES * PAGE_SIZE;
-	unsigned long start = addr & ~(window - 1), end = start + window, a;
+	unsigned long table = addr & ~(PMD_SIZE - 1), start, end, a;
 
-	if (start < vma->vm_start)
-		start = vma->vm_start;
-	if (end > vma->vm_end)
-		end = vma->vm_end;
+	start = max_ul(addr & ~(window - 1), max_ul(vma->vm_start, table));
+	end = min_ul(start + window, min_ul(table + PMD_SIZE, vma->vm_end));
 	for (a = start; a < end; a += PAGE_SIZE) {
 		pte_t *ptep = pte_lookup(mm, a);
 		struct folio *page;

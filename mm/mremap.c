@@ -19,12 +19,11 @@
 static struct vm_area_struct *copy_vma(struct vm_area_struct **vmap,
 				       unsigned long addr, unsigned long len,
 				       unsigned long pgoff,
-				       bool *need_rmap_locks, bool keep_source)
+				       bool *need_rmap_locks)
 {
 	struct vm_area_struct *vma = *vmap, *new_vma;
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long vma_start = vma->vm_start;
-	bool faulted = true;
 	struct vma_merge_struct vmg = {
 		.mm = mm,
 		.start = addr,
@@ -36,22 +35,13 @@ static struct vm_area_struct *copy_vma(struct vm_area_struct **vmap,
 	};
 
 	/* unfaulted anonymous memory may take a pgoff that merges better */
-	if (vma_is_anonymous(vma) && !vma->anon_vma) {
+	if (vma_is_anonymous(vma) && !vma->anon_vma)
 		pgoff = addr >> PAGE_SHIFT;
-		faulted = false;
-	}
 	vmg.pgoff = pgoff;
 	vmg.prev = vma_prev_of(mm, addr);
 	vmg.next = find_vma(mm, addr);
 	if (vmg.next && vmg.next->vm_start < addr + len)
 		model_bug("copy_vma onto mapped memory");
-	/* with DONTUNMAP the source stays: it must not merge with itself */
-	if (!faulted && keep_source) {
-		if (vmg.prev == vma)
-			vmg.prev = NULL;
-		if (vmg.next == vma)
-			vmg.next = NULL;
-	}
 
 	new_vma = vma_merge_new_range(&vmg);
 	if (new_vma) {
@@ -123,7 +113,7 @@ static int move_vma(struct vm_area_struct *vma, unsigned long old_addr,
 	vma->vm_lock_seq++;
 	new_pgoff = vma->vm_pgoff + ((old_addr - vma->vm_start) >> PAGE_SHIFT);
 	new_vma = copy_vma(&vma, new_addr, new_len, new_pgoff,
-			   &need_rmap_locks, dontunmap);
+			   &need_rmap_locks);
 	if (!new_vma)
 		return -ENOMEM;
 	err = move_page_tables(vma, old_addr, new_addr, old_len,
@@ -138,8 +128,9 @@ static int move_vma(struct vm_area_struct *vma, unsigned long old_addr,
 	if (dontunmap) {
 		/*
 		 * The source stays, empty. If it is exactly the moved range
-		 * it forgets its anon state and, being unfaulted again,
-		 * takes the pgoff of its address.
+		 * it forgets its anon state, but keeps its pgoff: 6.18 does
+		 * not reset it, whatever 6.12's source says (found on the
+		 * real kernel: kernel-findings/mremap-dontunmap-keeps-pgoff).
 		 */
 		if (vma->vm_start == old_addr &&
 		    vma->vm_end == old_addr + old_len) {
@@ -148,9 +139,6 @@ static int move_vma(struct vm_area_struct *vma, unsigned long old_addr,
 			if (ops->vma_unlink)
 				ops->vma_unlink(vma);
 			vma->anon_vma = NULL;
-			if (vma_is_anonymous(vma))
-				vma_set_range(vma, vma->vm_start, vma->vm_end,
-					      vma->vm_start >> PAGE_SHIFT);
 		}
 		return 0;
 	}
@@ -297,6 +285,13 @@ static int remap_move(struct mm_struct *mm, unsigned long addr,
 			return err;
 		target += offset + n;
 		seen = true;
+		/*
+		 * Go on from where that VMA ended, as the kernel's iterator
+		 * does: a copy that merged into its own source must not be
+		 * seen again.
+		 */
+		if (last_end >= end)
+			break;
 		vma = find_vma(mm, last_end);
 	}
 	return 0;

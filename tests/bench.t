@@ -83,7 +83,7 @@ for my $w (@{$j->{workloads}}) {
 		$peak++ if $m->{peak_bytes} < $m->{bytes};
 		$epf++ if $m->{examined_per_found} < 1;
 		my ($objs, $acq) = (0, 0);
-		for my $ph (qw(mmap fault fork mremap mprotect munmap exit walk)) {
+		for my $ph (qw(mmap fault fork mremap mprotect munmap exit walk full_walk)) {
 			$objs += $m->{"${ph}_lock_objects"};
 			$acq += $m->{"${ph}_lock_acquisitions"};
 		}
