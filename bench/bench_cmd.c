@@ -239,7 +239,7 @@ int cmd_bench(int argc, char **argv)
 	if (!o.col_ops[COL_SCAN])
 		notes[nr_notes++] = "no scan oracle: rmap_time_share is not measured";
 	if (o.callgrind && !callgrind_available()) {
-		notes[nr_notes++] = "valgrind (callgrind) not found: fork_instructions are not measured";
+		notes[nr_notes++] = "valgrind (callgrind) is not installed or cannot run this binary: fork_instructions are not measured";
 		o.callgrind = false;
 	}
 	if (!o.callgrind && nr_notes < MAX_NOTES && callgrind_available())

@@ -40,13 +40,54 @@ static bool in_path(const char *prog)
 	return false;
 }
 
+static bool self_path(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/*
+ * valgrind must also be able to read this binary: 3.19 cannot read the
+ * DWARF 5 that clang 14 writes, and gives up before main().
+ */
+static bool valgrind_runs_self(void)
+{
+	char self[PATH_MAX];
+	int status, fd;
+	pid_t pid;
+
+	if (!self_path(self, sizeof(self)))
+		return false;
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execlp("valgrind", "valgrind", "--tool=none", "-q", self,
+		       "--help", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return false;
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
 bool callgrind_available(void)
 {
 #ifdef HAVE_CALLGRIND
 	static int avail = -1;
 
 	if (avail < 0)
-		avail = in_path("valgrind");
+		avail = in_path("valgrind") && valgrind_runs_self();
 	return avail;
 #else
 	return false;
@@ -152,17 +193,14 @@ int callgrind_measure(const struct workload_inst *inst,
 	char (*files)[PATH_MAX + 64];
 	pid_t *pids;
 	unsigned long forks = count_forks(inst);
-	ssize_t n;
 	int i, next = 0, running = 0;
 
 	for (i = 0; i < nr; i++)
 		out[i] = NAN;
 	if (!callgrind_available() || !forks)
 		return 0;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
+	if (!self_path(self, sizeof(self)))
 		return 0;
-	self[n] = '\0';
 	workload_spec(inst, spec, sizeof(spec));
 	tag_of(inst, tag, sizeof(tag));
 	files = model_zalloc(2 * nr * sizeof(*files));

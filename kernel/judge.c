@@ -111,22 +111,6 @@ static void why(struct judge *j, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *errno_name(int err)
-{
-	switch (err) {
-	case EINVAL: return "EINVAL";
-	case ENOMEM: return "ENOMEM";
-	case EEXIST: return "EEXIST";
-	case EFAULT: return "EFAULT";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EAGAIN: return "EAGAIN";
-	case EBUSY: return "EBUSY";
-	case EOVERFLOW: return "EOVERFLOW";
-	case ENOENT: return "ENOENT";
-	}
-	return "E?";
-}
 
 /* Can this process see real PFNs in its own pagemap? */
 static bool pfns_visible(void)

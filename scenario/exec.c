@@ -42,7 +42,7 @@ static void del_proc(struct exec_state *es, struct exec_proc *p)
 	es->nr_procs--;
 }
 
-static const char *errno_name(int err)
+const char *errno_name(int err)
 {
 	switch (err) {
 	case EINVAL: return "EINVAL";
@@ -51,8 +51,10 @@ static const char *errno_name(int err)
 	case EFAULT: return "EFAULT";
 	case EACCES: return "EACCES";
 	case EPERM: return "EPERM";
-	case EOVERFLOW: return "EOVERFLOW";
 	case EAGAIN: return "EAGAIN";
+	case EBUSY: return "EBUSY";
+	case EOVERFLOW: return "EOVERFLOW";
+	case ENOENT: return "ENOENT";
 	}
 	return "E?";
 }

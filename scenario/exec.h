@@ -40,6 +40,9 @@ int scenario_exec(struct exec_state *es, const struct scenario *sc,
 		  struct model *m, FILE *err);
 void exec_state_release(struct exec_state *es);
 
+/* "EINVAL" for EINVAL: the errno names statement errors report */
+const char *errno_name(int err);
+
 /* The live process named @name, or NULL */
 struct exec_proc *exec_find_proc(struct exec_state *es, const char *name);
 

@@ -143,6 +143,11 @@ SKIP: {
 		print "ok ", ++$n, " # skip valgrind not installed\n";
 		last SKIP;
 	}
+	# valgrind 3.19 cannot read clang 14's DWARF 5: nothing to count then
+	if (system("valgrind --tool=none -q $cowctx --help >/dev/null 2>&1") != 0) {
+		print "ok ", ++$n, " # skip this valgrind cannot run $cowctx\n";
+		last SKIP;
+	}
 	my @ir;
 	for my $i (1, 2) {
 		my ($rc2, $k) = run_json("--tiny --no-curves --json --out $tmp/cg$i zygote:V=30,N=4");
