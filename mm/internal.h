@@ -6,6 +6,9 @@
 #include <cowctx/mm.h>
 #include "rmap/rmap.h"
 
+/* /proc/sys/vm/max_map_count's default */
+#define MAX_MAP_COUNT	65530
+
 /* An internal inconsistency: always a bug in the model, never input. */
 __attribute__((noreturn)) void model_bug(const char *fmt, ...);
 

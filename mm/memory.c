@@ -45,27 +45,39 @@ static unsigned int write_pte_flags(void)
 	return _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED;
 }
 
-/* do_anonymous_page(): nothing mapped yet in an anonymous VMA */
-static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
-			     pte_t *ptep, bool write)
+/*
+ * A write that needs a new exclusive folio (first write, COW of the zero
+ * page, a file page or a shared folio): it replaces whatever @ptep maps.
+ */
+static int map_new_anon_folio(struct vm_area_struct *vma, unsigned long addr,
+			      pte_t *ptep)
 {
-	struct model *m = vma->vm_mm->model;
 	struct folio *folio;
 	int err;
 
-	if (!write) {
-		/* reads of untouched memory see the shared zero page */
-		set_pte(vma->vm_mm, addr, ptep, &m->zero_folio, _PAGE_ACCESSED);
-		return 0;
-	}
 	err = anon_prepare(vma);
 	if (err)
 		return err;
 	folio = new_anon_folio(vma, addr);
 	if (!folio)
 		return -ENOMEM;
+	pte_clear_and_put(vma->vm_mm, addr, ptep);
 	set_pte(vma->vm_mm, addr, ptep, folio, write_pte_flags());
 	return 0;
+}
+
+/* do_anonymous_page(): nothing mapped yet in an anonymous VMA */
+static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
+			     pte_t *ptep, bool write)
+{
+	struct model *m = vma->vm_mm->model;
+
+	if (!write) {
+		/* reads of untouched memory see the shared zero page */
+		set_pte(vma->vm_mm, addr, ptep, &m->zero_folio, _PAGE_ACCESSED);
+		return 0;
+	}
+	return map_new_anon_folio(vma, addr, ptep);
 }
 
 /* fault_around_bytes' default: 64K, sixteen pages */
@@ -117,14 +129,8 @@ static int do_file_fault(struct vm_area_struct *vma, unsigned long addr,
 			 pte_t *ptep, bool write)
 {
 	struct model *m = vma->vm_mm->model;
-	struct folio *page, *folio;
-	int err;
+	struct folio *page;
 
-	if (write) {
-		err = anon_prepare(vma);
-		if (err)
-			return err;
-	}
 	/* either way the file page is read into the page cache */
 	page = filemap_get_folio(m, vma->vm_file,
 				 linear_page_index(vma, addr));
@@ -134,12 +140,9 @@ static int do_file_fault(struct vm_area_struct *vma, unsigned long addr,
 		set_pte(vma->vm_mm, addr, ptep, page, _PAGE_ACCESSED);
 		return do_fault_around(vma, addr);
 	}
-	folio = new_anon_folio(vma, addr);
+	/* the write gets a private copy; the page stays in the cache */
 	folio_put(page);
-	if (!folio)
-		return -ENOMEM;
-	set_pte(vma->vm_mm, addr, ptep, folio, write_pte_flags());
-	return 0;
+	return map_new_anon_folio(vma, addr, ptep);
 }
 
 /* Did a test ask the model to skip this COW (a deliberately wrong fact)? */
@@ -148,25 +151,6 @@ static bool skip_this_cow(struct model *m)
 	if (m->skip_cow_nth <= 0)
 		return false;
 	return --m->skip_cow_nth == 0;
-}
-
-/* wp_page_copy(): break COW into a new exclusive folio */
-static int wp_page_copy(struct vm_area_struct *vma, unsigned long addr,
-			pte_t *ptep)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	struct folio *folio;
-	int err;
-
-	err = anon_prepare(vma);
-	if (err)
-		return err;
-	folio = new_anon_folio(vma, addr);
-	if (!folio)
-		return -ENOMEM;
-	pte_clear_and_put(mm, addr, ptep);
-	set_pte(mm, addr, ptep, folio, write_pte_flags());
-	return 0;
 }
 
 /*
@@ -198,7 +182,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 			return 0;
 		}
 	}
-	return wp_page_copy(vma, addr, ptep);
+	return map_new_anon_folio(vma, addr, ptep);	/* wp_page_copy() */
 }
 
 static bool access_permitted(struct vm_area_struct *vma, bool write)

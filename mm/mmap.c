@@ -5,7 +5,6 @@
 #include <cowctx/mm.h>
 #include "mm/internal.h"
 
-#define MAX_MAP_COUNT	65530
 
 bool range_in_user_space(unsigned long addr, unsigned long len)
 {

@@ -9,7 +9,6 @@
 #include <cowctx/mm.h>
 #include "mm/internal.h"
 
-#define MAX_MAP_COUNT	65530
 
 /*
  * copy_vma(): the VMA that will receive [addr, addr + len) of @vma's

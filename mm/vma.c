@@ -9,9 +9,6 @@
 #include <cowctx/mm.h>
 #include "mm/internal.h"
 
-/* /proc/sys/vm/max_map_count's default */
-#define MAX_MAP_COUNT	65530
-
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 {
 	struct vm_area_struct *vma = model_zalloc(sizeof(*vma));
@@ -238,12 +235,6 @@ static int dup_anon_vma(struct vm_area_struct *dst, struct vm_area_struct *src)
 	return err;
 }
 
-/* Drop a VMA a merge swallowed: its range now belongs to a neighbour. */
-static void merge_remove(struct vm_area_struct *vma)
-{
-	remove_vma(vma);
-}
-
 /*
  * vma_expand(): grow vmg->target to [start, end), swallowing
  * vmg->next when the range reaches its end. Pages copied in by mremap
@@ -264,7 +255,7 @@ static int vma_expand(struct vma_merge_struct *vmg)
 	if (err)
 		return err;
 	if (remove_next)
-		merge_remove(next);
+		remove_vma(next);
 	vma_set_range(target, vmg->start, vmg->end, vmg->pgoff);
 	return 0;
 }
@@ -388,9 +379,9 @@ vma_merge_existing_range(struct vma_merge_struct *vmg)
 
 	/* commit_merge(): swallowed VMAs leave first, then ranges move */
 	if (delete_vma)
-		merge_remove(vma);
+		remove_vma(vma);
 	if (merge_left && merge_right)
-		merge_remove(next);
+		remove_vma(next);
 	if (adjust && adj_start < 0) {
 		/* next grows down into what vma gives up: shrink vma first */
 		vma_set_range(vmg->target, vmg->start, vmg->end, vmg->pgoff);
