@@ -8,6 +8,30 @@
  * Each model instance runs one backend, which owns folio->mapping of
  * the instance's anonymous folios and vma->anon_vma of its VMAs.
  *
+ * The order of the hooks, operation by operation:
+ *
+ *   proc      ->mm_init
+ *   fault     ->anon_prepare (first anonymous fault in the VMA), then
+ *             ->folio_add_new for a new folio (first write, COW copy,
+ *             file COW; the copied-from folio gets ->folio_mapcount_changed
+ *             and maybe ->folio_free), or ->folio_move on exclusive reuse
+ *   split     ->vma_clone(new, vma), ->vma_adjust_begin/end(vma),
+ *             ->vma_link(new)
+ *   merge     ->vma_clone(target, src) if the target takes anon state,
+ *             ->vma_unlink of each swallowed VMA, then
+ *             ->vma_adjust_begin/end of each VMA whose range changes
+ *   mmap      a merge into a neighbour, or ->vma_link(new)
+ *   munmap    splits at the edges; PTEs zapped; ->vma_unlink per VMA
+ *   mremap    to move: a merge, or ->vma_clone(new, src) + ->vma_link(new);
+ *             ->take_rmap_locks/->drop_rmap_locks around the PTE moves when
+ *             need_rmap_locks; then the source range is unmapped, or with
+ *             DONTUNMAP, if the source is exactly the moved range,
+ *             ->vma_unlink(src) while it stays in the tree
+ *   fork      ->mm_fork(parent, child); per copied VMA: ->vma_fork (not
+ *             VM_WIPEONFORK), ->vma_link, then its PTEs are copied
+ *             (->folio_mapcount_changed)
+ *   exit      PTEs zapped, ->vma_unlink per VMA, ->mm_exit
+ *
  * Contract on vma->anon_vma: the model treats it as "this VMA has
  * anonymous rmap state". It calls ->anon_prepare only while it is
  * NULL, and the hook must leave it non-NULL on success. Fork copies a
