@@ -341,6 +341,7 @@ struct bench_opts {
 	bool callgrind;
 	bool curves;
 	const char *out_dir;
+	const char *cow_name;	/* the backend in the cow_context columns */
 	int argc;		/* the command, for the report */
 	char **argv;
 	const struct rmap_ops *col_ops[NR_COLS];

@@ -16,7 +16,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cowctx bench [--quick|--tiny] [--json] [--out DIR] [--all] [--reps N]\n"
-		"                    [--no-callgrind] [--no-curves] [--scenario]\n"
+		"                    [--no-callgrind] [--no-curves] [--cow BACKEND] [--scenario]\n"
 		"                    [WORKLOAD[:PARAM=VALUE,...]...]\n"
 		"\n"
 		"Runs each workload on anon_vma and cow_context (and the scan oracle,\n"
@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"                  every figure is the median over them\n"
 		"  --no-callgrind  skip instruction counts (valgrind)\n"
 		"  --no-curves     skip the scaling curves and the kernel anchor\n"
+		"  --cow BACKEND   the backend in the cow_context columns (default\n"
+		"                  cow_context; e.g. cow_context-noprune, cow_context-poc;\n"
+		"                  none: anon_vma alone)\n"
 		"  --scenario      print each WORKLOAD's program as a scenario (for\n"
 		"                  `cowctx run`, which checks it with the oracle)\n"
 		"\n"
@@ -94,6 +97,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		{ "no-curves", no_argument, NULL, 'K' },
 		{ "scenario", no_argument, NULL, 's' },
 		{ "reps", required_argument, NULL, 'r' },
+		{ "cow", required_argument, NULL, 'w' },
 		{ "callgrind-child", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,6 +144,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		}
 		case 'g':
 			*cg_child = optarg;
+			break;
+		case 'w':
+			o->cow_name = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -191,6 +198,7 @@ int cmd_bench(int argc, char **argv)
 		.callgrind = true,
 		.curves = true,
 		.out_dir = "build/report",
+		.cow_name = "cow_context",
 		.argc = argc,
 		.argv = argv,
 	};
@@ -227,7 +235,16 @@ int cmd_bench(int argc, char **argv)
 	}
 
 	o.col_ops[COL_ANON_VMA] = rmap_backend_find("anon_vma");
-	o.col_ops[COL_COW_CONTEXT] = rmap_backend_find("cow_context");
+	if (strcmp(o.cow_name, "none")) {
+		o.col_ops[COL_COW_CONTEXT] = rmap_backend_find(o.cow_name);
+		if (!o.col_ops[COL_COW_CONTEXT] &&
+		    strcmp(o.cow_name, "cow_context")) {
+			fprintf(stderr, "cowctx bench: unknown backend '%s'\n",
+				o.cow_name);
+			model_free(list);
+			return 2;
+		}
+	}
 	o.col_ops[COL_SCAN] = rmap_backend_find("scan");
 	if (!o.col_ops[COL_ANON_VMA]) {
 		fprintf(stderr, "cowctx bench: no anon_vma backend in this build\n");
@@ -235,7 +252,9 @@ int cmd_bench(int argc, char **argv)
 		return 2;
 	}
 	if (!o.col_ops[COL_COW_CONTEXT])
-		notes[nr_notes++] = "cow_context is not built into this cowctx: its columns and every ratio are missing ('-' in the table, null in JSON)";
+		notes[nr_notes++] = "no cow_context backend in this run (not built, or --cow none): its columns and every ratio are missing ('-' in the table, null in JSON)";
+	else if (strcmp(o.cow_name, "cow_context"))
+		notes[nr_notes++] = "--cow: the cow_context columns are another COW context backend (named in the report's header and in JSON's cow_context_backend)";
 	if (!o.col_ops[COL_SCAN])
 		notes[nr_notes++] = "no scan oracle: rmap_time_share is not measured";
 	if (o.callgrind && !callgrind_available()) {

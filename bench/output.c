@@ -97,7 +97,12 @@ void print_json(FILE *f, const struct bench_opts *o,
 	for (c = 0; c < NR_COLS; c++)
 		fprintf(f, "%s\"%s\": %s", c ? ", " : "", bench_col_name[c],
 			o->col_ops[c] ? "true" : "false");
-	fprintf(f, "},\n \"vm_area_struct_bytes\": %lu,\n \"notes\": [",
+	fprintf(f, "},\n \"cow_context_backend\": ");
+	if (o->col_ops[COL_COW_CONTEXT])
+		json_string(f, o->col_ops[COL_COW_CONTEXT]->name);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n \"vm_area_struct_bytes\": %lu,\n \"notes\": [",
 		vma_slab_bytes());
 	for (i = 0; i < nr_notes; i++) {
 		fputs(i ? ", " : "", f);

@@ -78,8 +78,10 @@ static void header(FILE *f, const struct bench_opts *o)
 	fprintf(f, "- sizes: %s, %d replays of each workload (every figure the median over them)\n",
 		o->size == SIZE_FULL ? "full" :
 		o->size == SIZE_QUICK ? "quick" : "tiny", o->reps);
-	fprintf(f, "- backends: anon_vma (Linux's, the baseline)%s%s\n\n",
-		o->col_ops[COL_COW_CONTEXT] ? ", cow_context" : "",
+	fprintf(f, "- backends: anon_vma (Linux's, the baseline)%s%s%s\n\n",
+		o->col_ops[COL_COW_CONTEXT] ? ", " : "",
+		o->col_ops[COL_COW_CONTEXT] ? o->col_ops[COL_COW_CONTEXT]->name :
+		"",
 		o->col_ops[COL_SCAN] ? ", scan (the oracle: no rmap objects, "
 		"the model's own cost)" : "");
 	fprintf(f, "Times are medians on a noisy shared machine; every ratio "
@@ -111,6 +113,54 @@ static void fnum(FILE *f, double v)
 		fputs("n/a", f);
 	else
 		print_number(f, v);
+}
+
+/* The figures a reader wants first, from this run */
+static void headline(FILE *f, const struct bench_opts *o,
+		     const struct workload_result *res, int nr)
+{
+	const struct workload_result *z = find_result(res, nr, "zygote", "V",
+						      1000, "N", 100);
+	static const struct {
+		int m;
+		const char *what;
+	} rows[] = {
+		{ M_BYTES, "rmap bytes" },
+		{ M_FORK_ALLOCS, "rmap allocations per fork" },
+		{ M_FORK_RMAP_INSTRUCTIONS, "rmap instructions per fork" },
+		{ M_FORK_NS, "fork time, ns (median)" },
+		{ M_FAMILY_LOCK_OBJECTS, "objects touched under a family-wide lock" },
+		{ M_EXAMINED_PER_FOUND, "VMAs examined per mapping found (reclaim)" },
+		{ M_WALK_MEAN_NS, "reclaim walk, ns (mean)" },
+	};
+	double lo = INFINITY, hi = -INFINITY;
+	size_t k;
+	int i;
+
+	if (!z || !z->have[COL_COW_CONTEXT])
+		return;
+	fprintf(f, "## Headline: zygote V=1000 N=100\n\n| figure | anon_vma | %s | ratio |\n|---|---:|---:|---:|\n",
+		o->col_ops[COL_COW_CONTEXT]->name);
+	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		fprintf(f, "| %s | ", rows[k].what);
+		fnum(f, z->ms[COL_ANON_VMA].v[rows[k].m]);
+		fputs(" | ", f);
+		fnum(f, z->ms[COL_COW_CONTEXT].v[rows[k].m]);
+		fputs(" | ", f);
+		fnum(f, z->ratio.v[rows[k].m]);
+		fputs(" |\n", f);
+	}
+	for (i = 0; i < nr; i++) {
+		double q = res[i].ratio.v[M_WALK_MEAN_NS];
+
+		if (!res[i].have[COL_COW_CONTEXT] || isnan(q))
+			continue;
+		lo = fmin(lo, q);
+		hi = fmax(hi, q);
+	}
+	if (lo <= hi)
+		fprintf(f, "\nAcross every workload the mean reclaim walk takes %.2f to %.2f times anon_vma's.\n", lo, hi);
+	fputc('\n', f);
 }
 
 static void targets(FILE *f, const struct workload_result *res, int nr)
@@ -192,7 +242,10 @@ static const char *loss_mechanism(int m, const struct workload_result *r)
 		return "the COW context knows which mms descend from the folio's context, not which of their VMAs were forked from the one that faulted it: every descendant mm with a VMA at the folio's address is a candidate, where anon_vma's tree holds exactly the VMAs linked to the folio's anon_vma";
 	if (m == M_WALK_NS || m == M_WALK_MEAN_NS || m == M_FULL_WALK_NS ||
 	    m == M_FULL_WALK_MEAN_NS || ph == PH_WALK || ph == PH_FULL_WALK)
-		return "per candidate the COW context looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel) and pins the context it stands on, where anon_vma's walk steps from one AVC to the next in an interval tree it already holds; the VMAs examined are the same (see examined_per_found), each one costs more";
+		return r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL] <=
+		       r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL] ?
+		       "per candidate the COW context looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel) and pins the context it stands on, where anon_vma's walk steps from one AVC to the next in an interval tree it already holds: it examines no more VMAs here (examined_per_found, examined_per_found_full), but each costs more" :
+		       "the COW context examines more VMAs here (examined_per_found_full), and per candidate it looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel), where anon_vma's walk steps from one AVC to the next in an interval tree it already holds";
 	if (what == PM_ALLOCS && ph == PH_EXIT)
 		return "the remap array shrinks when most of its entries are gone (remap_tree.c maybe_shrink()): unlinking the MAP_PRIVATE file and moved VMAs at exit reallocates it smaller. A failed shrink keeps the larger array, so teardown cannot fail, but it is an allocation on the unmap path that anon_vma does not make";
 	if (ph == PH_MMAP && !strcmp(w, "zygote") &&
@@ -293,11 +346,64 @@ static double timed_calls(const struct workload_result *r, int m)
 	}
 }
 
+/*
+ * Worse by the side-by-side ratio (the median of the replays' ratios),
+ * or, where anon_vma's figure is 0, by any amount at all.
+ */
+static bool is_lost(const struct workload_result *r, int m)
+{
+	double c = r->ms[COL_COW_CONTEXT].v[m];
+	double a = r->ms[COL_ANON_VMA].v[m];
+	double q = r->ratio.v[m];
+
+	if (m == M_RMAP_TIME_SHARE)
+		return c > a + 0.1;
+	if (isnan(q))
+		return a == 0 && c > 0;
+	return is_time(m) ? q > 1.1 : q > 1;
+}
+
 /* a time on fewer samples than this is one draw of the noise */
 #define MIN_TIMED_CALLS 20
 
+#define MAX_REASONS 32
+
+/* The reasons cited so far, each printed once below the table */
+struct reasons {
+	char *text[MAX_REASONS];
+	int nr;
+};
+
+/* @why's number in @rs (1-based); 0 when the list is full */
+static int reason_cite(struct reasons *rs, const char *why)
+{
+	int i;
+
+	for (i = 0; i < rs->nr; i++)
+		if (!strcmp(rs->text[i], why))
+			return i + 1;
+	if (rs->nr == MAX_REASONS)
+		return 0;
+	rs->text[rs->nr] = strdup(why);
+	if (!rs->text[rs->nr])
+		return 0;
+	return ++rs->nr;
+}
+
+static void reasons_print(FILE *f, struct reasons *rs)
+{
+	int i;
+
+	for (i = 0; i < rs->nr; i++) {
+		fprintf(f, "%d. %s.\n", i + 1, rs->text[i]);
+		free(rs->text[i]);
+	}
+	rs->nr = 0;
+}
+
 static void losses(FILE *f, const struct workload_result *res, int nr)
 {
+	struct reasons rs = { .nr = 0 };
 	int i, m, n = 0, noisy = 0;
 
 	fprintf(f, "## Where cow_context loses\n\n");
@@ -317,12 +423,7 @@ static void losses(FILE *f, const struct workload_result *res, int nr)
 			if (!metric_is_cost(m) || m == M_LEAK_BYTES ||
 			    m == M_WALK_MISSED || isnan(c) || isnan(a))
 				continue;
-			if (m == M_RMAP_TIME_SHARE)
-				lost = c > a + 0.1;
-			else if (is_time(m))
-				lost = c > 1.1 * a;
-			else
-				lost = c > a;
+			lost = is_lost(r, m);
 			if (!lost)
 				continue;
 			if (is_time(m) && timed_calls(r, m) < MIN_TIMED_CALLS) {
@@ -330,7 +431,7 @@ static void losses(FILE *f, const struct workload_result *res, int nr)
 				continue;
 			}
 			if (!n++)
-				fprintf(f, "| workload | metric | anon_vma | cow_context | ratio | why |\n|---|---|---:|---:|---:|---|\n");
+				fprintf(f, "| workload | metric | anon_vma | cow_context | ratio | why (below) |\n|---|---|---:|---:|---:|---:|\n");
 			fprintf(f, "| %s | %s | ", r->inst.label,
 				metric_name(m));
 			fnum(f, a);
@@ -338,8 +439,12 @@ static void losses(FILE *f, const struct workload_result *res, int nr)
 			fnum(f, c);
 			fputs(" | ", f);
 			fnum(f, r->ratio.v[m]);
-			fprintf(f, " | %s |\n", loss_reason(m, r));
+			fprintf(f, " | %d |\n", reason_cite(&rs, loss_reason(m, r)));
 		}
+	}
+	if (n) {
+		fprintf(f, "\nWhy:\n\n");
+		reasons_print(f, &rs);
 	}
 	if (!n)
 		fprintf(f, "%s\n", res && nr && res[0].have[COL_COW_CONTEXT] ?
@@ -358,7 +463,7 @@ static void losses(FILE *f, const struct workload_result *res, int nr)
 				double a = r->ms[COL_ANON_VMA].v[m];
 
 				if (!is_time(m) || m == M_RMAP_TIME_SHARE ||
-				    isnan(c) || isnan(a) || c <= 1.1 * a ||
+				    isnan(c) || isnan(a) || !is_lost(r, m) ||
 				    timed_calls(r, m) >= MIN_TIMED_CALLS)
 					continue;
 				fprintf(f, "- %s, %s: %.0f against %.0f ns (%s)\n",
@@ -582,9 +687,10 @@ static int write_plot_files(const char *dir, const struct curve *cu)
 			any |= !isnan(cu->y[i][c]);
 		if (!any)
 			continue;
-		fprintf(f, "%s'%s.dat' using 1:%d with linespoints lw 2 pt %d title '%s'",
-			first ? "" : ", ", cu->id, c + 2, 7 + 2 * c,
-			bench_col_name[c]);
+		/* dashed over solid: equal curves stay visible */
+		fprintf(f, "%s'%s.dat' using 1:%d with linespoints lw %d dt %d pt %d title '%s'",
+			first ? "" : ", ", cu->id, c + 2, 3 - c, 1 + c,
+			7 + 2 * c, bench_col_name[c]);
 		first = 0;
 	}
 	fputc('\n', f);
@@ -694,6 +800,7 @@ int report_write(const struct bench_opts *o,
 	header(f, o);
 	for (i = 0; i < nr_notes; i++)
 		fprintf(f, "> note: %s\n\n", notes[i]);
+	headline(f, o, res, nr);
 	targets(f, res, nr);
 	losses(f, res, nr);
 	locks_section(f, res, nr);

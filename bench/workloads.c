@@ -726,8 +726,9 @@ void workload_usage(FILE *f)
 
 		fprintf(f, "  %s: %s\n", w->name, w->summary);
 		for (j = 0; j < w->nr_params; j++)
-			fprintf(f, "    %-7s %s\n", w->params[j].name,
-				w->params[j].help);
+			fprintf(f, "    %-7s %s (%ld to %ld)\n",
+				w->params[j].name, w->params[j].help,
+				w->params[j].min, w->params[j].max);
 		fprintf(f, "    quick: %s\n    full:  %s\n",
 			base_of(w, SIZE_QUICK), base_of(w, SIZE_FULL));
 	}

@@ -190,6 +190,13 @@ if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
 	print "ok ", ++$n, " # skip gnuplot not installed\n";
 }
 
+# ---- anon_vma alone: the cow_context columns say so, they do not lie ---
+($rc, $j) = run_json("--tiny --no-curves --no-callgrind --json --cow none --out $tmp/r3 chain");
+ok($rc == 0 && $j && !grep(defined $_->{cow_context} || defined $_->{ratio},
+			   @{$j->{workloads}}) &&
+   !$j->{backends}{cow_context} && @{$j->{notes}},
+   "--cow none: cow_context and ratio are null, with a note");
+
 # ---- bad input --------------------------------------------------------
 system("$cowctx bench --tiny nosuchworkload >/dev/null 2>&1");
 ok($? >> 8 == 2, "an unknown workload is refused with status 2");
@@ -197,6 +204,8 @@ system("$cowctx bench --tiny zygote:V=0 >/dev/null 2>&1");
 ok($? >> 8 == 2, "a parameter out of range is refused with status 2");
 system("$cowctx bench --tiny zygote:Q=1 >/dev/null 2>&1");
 ok($? >> 8 == 2, "an unknown parameter is refused with status 2");
+system("$cowctx bench --tiny --cow nosuchbackend >/dev/null 2>&1");
+ok($? >> 8 == 2, "an unknown --cow backend is refused with status 2");
 
 print "1..$n\n";
 exit($failed ? 1 : 0);
