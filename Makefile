@@ -24,7 +24,7 @@ LDFLAGS += -fsanitize=thread
 endif
 
 # One line per component; add your files to your component's line.
-LIB_SRCS := lib/account.c lib/lock.c lib/interval_tree.c
+LIB_SRCS := lib/account.c lib/lock.c lib/json.c lib/interval_tree.c
 MM_SRCS := mm/vma_tree.c mm/pgtable.c mm/folio.c mm/filemap.c mm/vma.c \
 	   mm/mmap.c mm/mprotect.c mm/mremap.c mm/madvise.c mm/memory.c \
 	   mm/fork.c mm/model.c mm/debug.c

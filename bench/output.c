@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <cowctx/json.h>
+
 #include "bench/bench.h"
 
 const char *const bench_col_name[NR_COLS] = {
@@ -20,20 +22,6 @@ void print_number(FILE *f, double v)
 		fprintf(f, "%.0f", v);
 	else
 		fprintf(f, "%.4g", v);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static void json_metrics(FILE *f, const struct metric_set *ms)

@@ -11,28 +11,6 @@
 
 #include "bench/bench.h"
 
-/* The backend's own --json figures, wrapped into one object */
-static char *backend_json(struct model *m)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (!m->rmap->print_json)
-		return NULL;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	fputc('{', f);
-	m->rmap->print_json(m, f);
-	fputc('}', f);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 void workload_result_release(struct workload_result *r)
 {
 	int c;
@@ -131,7 +109,7 @@ static int run_once(const struct bench_opts *o, const struct bench_prog *p,
 		r->have[col_of[i]] = true;
 		metrics_from_run(&runs[i], scan, &r->ms[col_of[i]]);
 		if (keep_json)
-			r->backend_json[col_of[i]] = backend_json(runs[i].m);
+			r->backend_json[col_of[i]] = rmap_json(runs[i].m, true);
 	}
 	for (i = 0; i < NR_METRICS; i++)
 		r->ratio.v[i] = metric_ratio(r->ms[COL_COW_CONTEXT].v[i],

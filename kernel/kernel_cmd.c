@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cowctx/json.h>
+
 #include "kernel/judge.h"
 #include "kernel/kernel.h"
 #include "scenario/scenario.h"
@@ -37,22 +39,6 @@ static void usage(FILE *f)
 		"Needs root, pagemap PFNs and tracefs. Exit status: 0 kernel and\n"
 		"model agree, 1 a difference, 2 bad input or a failed run, 77 this\n"
 		"machine cannot serve (the reason on stderr).\n");
-}
-
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
 }
 
 static void print_json(const char *path, const struct kjudge_result *r)

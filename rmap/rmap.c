@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The parts of rmap every backend shares: candidate checks, the list. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cowctx/mm.h>
@@ -58,4 +60,27 @@ int rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)
 	folio->model->walk.walks++;
 	rwc->stopped = false;
 	return folio->model->rmap->walk(folio, rwc);
+}
+
+char *rmap_json(struct model *m, bool braces)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!m->rmap->print_json)
+		return NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (braces)
+		fputc('{', f);
+	m->rmap->print_json(m, f);
+	if (braces)
+		fputc('}', f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }

@@ -155,6 +155,12 @@ bool rmap_walk_candidate(struct rmap_walk_control *rwc, struct folio *folio,
 /* Call the backend's walk, counting it */
 int rmap_walk(struct folio *folio, struct rmap_walk_control *rwc);
 
+/*
+ * The backend's print_json output as a string (malloc'd; NULL if it has
+ * none or on ENOMEM), wrapped in {} when @braces.
+ */
+char *rmap_json(struct model *m, bool braces);
+
 /* Every backend built in, NULL-terminated; and lookup by name */
 extern const struct rmap_ops *const rmap_backends[];
 const struct rmap_ops *rmap_backend_find(const char *name);

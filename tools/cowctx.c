@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cowctx/mm.h>
+#include <cowctx/json.h>
 #include "rmap/rmap.h"
 #include "scenario/check.h"
 #include "scenario/exec.h"
@@ -129,22 +130,6 @@ static int parse_rmap_list(const char *list, struct backend_run *runs,
 	return 0;
 }
 
-static char *capture_json(struct model *m)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (!m->rmap->print_json)
-		return NULL;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	m->rmap->print_json(m, f);
-	fclose(f);
-	return buf;
-}
-
 /* Run @sc on one backend; 0, or the exit status to stop with */
 static int run_backend(const struct scenario *sc, struct backend_run *br,
 		       FILE *report)
@@ -164,24 +149,10 @@ static int run_backend(const struct scenario *sc, struct backend_run *br,
 		m->rmap->quiesce(m);
 	br->walk = m->walk;
 	br->acct = m->acct;
-	br->extra_json = capture_json(m);
+	br->extra_json = rmap_json(m, false);
 	exec_state_release(&es);
 	model_destroy(m);
 	return ret;
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static void print_json(const char *path, struct backend_run *runs, int nr)
