@@ -43,6 +43,12 @@ t "gen without a seed" 2 "$COWCTX" gen
 t "gen with a bad seed" 2 "$COWCTX" gen --seed x
 t "gen with a bad --ops" 2 "$COWCTX" gen --seed 1 --ops 0
 t "run of a good scenario" 0 "$COWCTX" run "$tmp/ok.scn"
+printf 'proc A\0\n' > "$tmp/binary.scn"
+t "run of a binary file" 2 "$COWCTX" run "$tmp/binary.scn"
+n=$((n + 1))
+grep -q "binary.scn: binary file" "$tmp/err" && echo "ok $n - a binary file is named as such" ||
+	echo "not ok $n - binary file message: $(cat "$tmp/err")"
+t "run of a directory" 2 "$COWCTX" run "$tmp"
 
 t "run --json" 0 "$COWCTX" run --json "$tmp/ok.scn"
 n=$((n + 1))
