@@ -106,6 +106,7 @@ static int clone_anon(struct vm_area_struct *dst, struct vm_area_struct *src)
 int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below)
 {
 	struct mm_struct *mm = vma->vm_mm;
+	unsigned long lo_start, hi_start;
 	struct vm_area_struct *new;
 	int err;
 
@@ -115,26 +116,25 @@ int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below)
 		return -ENOMEM;
 	if (vma_tree_reserve(mm, 1))
 		return -ENOMEM;
+	/* the two sides of @addr, and which one the new VMA takes */
+	lo_start = vma->vm_start;
+	hi_start = addr;
 	new = vm_area_dup(vma);
 	if (!new)
 		return -ENOMEM;
-	if (new_below) {
-		new->vm_end = addr;
-	} else {
-		new->vm_start = addr;
-		new->vm_pgoff += (addr - vma->vm_start) >> PAGE_SHIFT;
-	}
+	new->vm_start = new_below ? lo_start : hi_start;
+	new->vm_end = new_below ? hi_start : vma->vm_end;
+	new->vm_pgoff = linear_page_index(vma, new->vm_start);
 	err = clone_anon(new, vma);
 	if (err) {
 		vm_area_free(new);
 		return err;
 	}
 	if (new_below)
-		vma_set_range(vma, addr, vma->vm_end,
-			      vma->vm_pgoff +
-			      ((addr - vma->vm_start) >> PAGE_SHIFT));
+		vma_set_range(vma, hi_start, vma->vm_end,
+			      linear_page_index(vma, hi_start));
 	else
-		vma_set_range(vma, vma->vm_start, addr, vma->vm_pgoff);
+		vma_set_range(vma, lo_start, hi_start, vma->vm_pgoff);
 	vma_link(mm, new);
 	return 0;
 }
@@ -294,108 +294,108 @@ struct vm_area_struct *vma_merge_new_range(struct vma_merge_struct *vmg)
 }
 
 /*
+ * The plan of an existing-range merge: which VMA survives with which
+ * range, which VMAs go, and which neighbour has its edge moved.
+ */
+struct merge_plan {
+	struct vm_area_struct *survivor;	/* gets [start, end) at pgoff */
+	unsigned long start, end, pgoff;
+	struct vm_area_struct *gone[2];		/* swallowed VMAs */
+	struct vm_area_struct *moved;		/* a VMA whose start moves */
+	long moved_by;				/* bytes; < 0: downwards */
+	struct vm_area_struct *returned;	/* what the caller gets */
+};
+
+/*
  * vma_merge_existing_range(): [start, end) of vmg->middle is changing
  * to vmg->flags; merge it into prev and/or next where they match.
+ * Pictured with the changing range as ====:
+ *
+ *	prev|====|next	both neighbours match: prev spans all three
+ *	prev|====--	prev matches: prev grows to the range's end, the
+ *			middle keeps what is left of it (or goes)
+ *	--====|next	next matches: next grows down to the range's start,
+ *			the middle keeps what is left (or goes)
  */
 static struct vm_area_struct *
 vma_merge_existing_range(struct vma_merge_struct *vmg)
 {
-	struct vm_area_struct *vma = vmg->middle, *prev = vmg->prev;
-	struct vm_area_struct *next = NULL, *adjust = NULL;
-	unsigned long start = vmg->start, end = vmg->end;
-	bool left_side = start == vma->vm_start;
-	bool right_side = end == vma->vm_end;
-	bool merge_left, merge_right, delete_vma;
-	long adj_start = 0;
-	int err;
+	struct vm_area_struct *mid = vmg->middle, *prev = vmg->prev;
+	struct vm_area_struct *next = NULL;
+	bool at_start = vmg->start == mid->vm_start;
+	bool at_end = vmg->end == mid->vm_end;
+	bool into_prev, into_next, whole = at_start && at_end;
+	struct merge_plan plan = { 0 };
+	int i, err;
 
-	if (!left_side && !right_side)
+	if (!at_start && !at_end)
 		return NULL;
-	merge_left = left_side && can_vma_merge_left(vmg);
-	merge_right = false;
-	if (right_side) {
-		next = vmg->next = vma_next(vma);
-		merge_right = can_vma_merge_right(vmg, merge_left);
+	into_prev = at_start && can_vma_merge_left(vmg);
+	into_next = false;
+	if (at_end) {
+		next = vmg->next = vma_next(mid);
+		into_next = can_vma_merge_right(vmg, into_prev);
 	}
-	if (!merge_left && !merge_right)
+	if (!into_prev && !into_next)
 		return NULL;
-	delete_vma = left_side && right_side;
 
-	if (merge_left && merge_right) {
-		/*
-		 *        |<----->|
-		 * |------*********------|
-		 *  prev     vma     next
-		 * extend   delete  delete
-		 */
-		vmg->target = prev;
-		vmg->start = prev->vm_start;
-		vmg->end = next->vm_end;
-		vmg->pgoff = prev->vm_pgoff;
-		err = dup_anon_vma(prev, next->anon_vma ? next : vma);
-	} else if (merge_left) {
-		/*
-		 *        |<----->| or |<--------->|
-		 * |------*************
-		 *  prev       vma
-		 * extend shrink/delete
-		 */
-		vmg->target = prev;
-		vmg->start = prev->vm_start;
-		vmg->pgoff = prev->vm_pgoff;
-		if (!delete_vma) {
-			adjust = vma;
-			adj_start = (long)(vmg->end - vma->vm_start);
+	if (into_prev) {
+		plan.survivor = plan.returned = prev;
+		plan.start = prev->vm_start;
+		plan.pgoff = prev->vm_pgoff;
+		plan.end = into_next ? next->vm_end : vmg->end;
+		if (whole)
+			plan.gone[0] = mid;
+		else {
+			plan.moved = mid;
+			plan.moved_by = (long)(vmg->end - mid->vm_start);
 		}
-		err = dup_anon_vma(prev, vma);
+		if (into_next)
+			plan.gone[1] = next;
+		/* prev imports the anon state of what it swallows */
+		err = dup_anon_vma(prev, into_next && next->anon_vma ? next : mid);
+	} else if (whole) {
+		plan.survivor = plan.returned = next;
+		plan.start = vmg->start;
+		plan.end = next->vm_end;
+		plan.pgoff = next->vm_pgoff - PHYS_PFN(vmg->end - vmg->start);
+		plan.gone[0] = mid;
+		err = dup_anon_vma(next, mid);
 	} else {
-		/*
-		 *     |<----->| or |<--------->|
-		 * *************------|
-		 *      vma       next
-		 * shrink/delete extend
-		 */
-		unsigned long pglen = PHYS_PFN(vmg->end - vmg->start);
-
-		if (delete_vma) {
-			vmg->target = next;
-			vmg->end = next->vm_end;
-			vmg->pgoff = next->vm_pgoff - pglen;
-		} else {
-			/* vma shrinks to [vm_start, start), next grows down */
-			vmg->target = vma;
-			vmg->start = vma->vm_start;
-			vmg->end = start;
-			vmg->pgoff = vma->vm_pgoff;
-			adjust = next;
-			adj_start = -(long)(vma->vm_end - start);
-		}
-		err = dup_anon_vma(next, vma);
+		/* the middle keeps its head; next's start moves down */
+		plan.survivor = mid;
+		plan.returned = next;
+		plan.start = mid->vm_start;
+		plan.end = vmg->start;
+		plan.pgoff = mid->vm_pgoff;
+		plan.moved = next;
+		plan.moved_by = -(long)(mid->vm_end - vmg->start);
+		err = dup_anon_vma(next, mid);
 	}
 	if (err) {
 		vmg->nomem = true;
 		return NULL;
 	}
 
-	/* commit_merge(): swallowed VMAs leave first, then ranges move */
-	if (delete_vma)
-		remove_vma(vma);
-	if (merge_left && merge_right)
-		remove_vma(next);
-	if (adjust && adj_start < 0) {
-		/* next grows down into what vma gives up: shrink vma first */
-		vma_set_range(vmg->target, vmg->start, vmg->end, vmg->pgoff);
-		vma_set_range(adjust, adjust->vm_start + adj_start,
-			      adjust->vm_end,
-			      adjust->vm_pgoff - PHYS_PFN(-adj_start));
+	/* swallowed VMAs leave first, so ranges never overlap in the tree */
+	for (i = 0; i < 2; i++)
+		if (plan.gone[i])
+			remove_vma(plan.gone[i]);
+	if (plan.moved_by < 0) {
+		vma_set_range(plan.survivor, plan.start, plan.end, plan.pgoff);
+		vma_set_range(plan.moved, plan.moved->vm_start + plan.moved_by,
+			      plan.moved->vm_end,
+			      plan.moved->vm_pgoff - PHYS_PFN(-plan.moved_by));
 	} else {
-		if (adjust)
-			vma_set_range(adjust, adjust->vm_start + adj_start,
-				      adjust->vm_end,
-				      adjust->vm_pgoff + PHYS_PFN(adj_start));
-		vma_set_range(vmg->target, vmg->start, vmg->end, vmg->pgoff);
+		if (plan.moved)
+			vma_set_range(plan.moved,
+				      plan.moved->vm_start + plan.moved_by,
+				      plan.moved->vm_end,
+				      plan.moved->vm_pgoff +
+				      PHYS_PFN(plan.moved_by));
+		vma_set_range(plan.survivor, plan.start, plan.end, plan.pgoff);
 	}
-	return merge_left ? prev : next;
+	return plan.returned;
 }
 
 struct vm_area_struct *vma_modify_flags(struct vm_area_struct *prev,

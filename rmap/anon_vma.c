@@ -202,12 +202,11 @@ static void anon_vma_chain_free(struct model *m, struct anon_vma_chain *avc)
 		     ANON_VMA_CHAIN_KERNEL_BYTES);
 }
 
-static void anon_vma_chain_assign(struct vm_area_struct *vma,
-				  struct anon_vma_chain *avc,
-				  struct anon_vma *anon_vma)
+/* @avc joins @vma to @anon_vma; it goes on the VMA's list, newest first */
+static void avc_attach(struct anon_vma_chain *avc, struct vm_area_struct *vma,
+		       struct anon_vma *anon_vma)
 {
-	avc->vma = vma;
-	avc->anon_vma = anon_vma;
+	*avc = (struct anon_vma_chain){ .vma = vma, .anon_vma = anon_vma };
 	list_add(&avc->same_vma, &vma->anon_vma_chain);
 }
 
@@ -313,7 +312,7 @@ static int anon_vma_prepare(struct vm_area_struct *vma)
 	 */
 	root = root_lock_write(st, anon_vma, AV_LOCK_PREPARE);
 	vma->anon_vma = anon_vma;
-	anon_vma_chain_assign(vma, avc, anon_vma);
+	avc_attach(avc, vma, anon_vma);
 	avc_tree_insert(st, avc);
 	anon_vma->num_active_vmas++;
 	root_unlock_write(st, root);
@@ -357,7 +356,7 @@ static int anon_vma_clone(struct vm_area_struct *dst,
 				goto enomem_failure;
 		}
 		root = lock_anon_vma_root(st, root, anon_vma, site);
-		anon_vma_chain_assign(dst, avc, anon_vma);
+		avc_attach(avc, dst, anon_vma);
 		avc_tree_insert(st, avc);
 		/*
 		 * A root is never reused: its self-link counts one child,
@@ -419,30 +418,28 @@ static int anon_vma_fork(struct vm_area_struct *vma,
 	if (vma->anon_vma)
 		return 0;
 
+	/* nothing to reuse: a new anon_vma of our own, under the parent's */
 	anon_vma = anon_vma_alloc(m);
-	if (!anon_vma)
-		goto out_error;
+	avc = anon_vma ? anon_vma_chain_alloc(m) : NULL;
+	if (!avc) {
+		if (anon_vma)
+			put_anon_vma(m, anon_vma);
+		/* the links the clone made go too */
+		unlink_anon_vmas(vma, AV_LOCK_FORK);
+		return -ENOMEM;
+	}
 	anon_vma->num_active_vmas++;
-	avc = anon_vma_chain_alloc(m);
-	if (!avc)
-		goto out_error_free_anon_vma;
-	anon_vma->root = ((struct anon_vma *)pvma->anon_vma)->root;
 	anon_vma->parent = pvma->anon_vma;
+	anon_vma->root = anon_vma->parent->root;
 	/* the lock lives in the root: it must outlive every descendant */
 	get_anon_vma(anon_vma->root);
 	vma->anon_vma = anon_vma;
-	anon_vma_chain_assign(vma, avc, anon_vma);
+	avc_attach(avc, vma, anon_vma);
 	root = root_lock_write(st, anon_vma, AV_LOCK_FORK);
 	avc_tree_insert(st, avc);
 	anon_vma->parent->num_children++;
 	root_unlock_write(st, root);
 	return 0;
-
-out_error_free_anon_vma:
-	put_anon_vma(m, anon_vma);
-out_error:
-	unlink_anon_vmas(vma, AV_LOCK_FORK);
-	return -ENOMEM;
 }
 
 /*
