@@ -50,7 +50,7 @@ TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TOOL_SRCS) $(BENCH_SRCS) \
 TEST_SRCS := $(wildcard tests/unit/*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-DEB_PKGS := gcc clang make perl liburcu-dev valgrind gnuplot-nox
+DEB_PKGS := gcc libc6-dev clang make perl liburcu-dev valgrind gnuplot-nox
 
 .PHONY: all deps check run bench clean
 
