@@ -109,7 +109,7 @@ int kfiles_create(struct kfiles *f, const struct scenario *sc, char *why,
 		if (size > KFILE_MAX_BYTES) {
 			say(why, whylen, "file %s would need %lu bytes, over %lu",
 			    st->file, size, KFILE_MAX_BYTES);
-			return -1;
+			return -2;	/* the scenario's limit, not the machine's */
 		}
 		n = realloc(f->names, (f->nr + 1) * sizeof(*f->names));
 		if (!n) {

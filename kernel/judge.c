@@ -457,7 +457,10 @@ static int judge(struct judge *j)
 		return 2;
 	}
 	j->nr_points = nr_checks + 1;
-	if (kfiles_create(&j->files, j->sc, j->res->why, sizeof(j->res->why)))
+	ret = kfiles_create(&j->files, j->sc, j->res->why, sizeof(j->res->why));
+	if (ret == -2)
+		return 2;
+	if (ret)
 		return KERNEL_EXIT_SKIP;
 	j->res->cmp.filedir = j->files.dir;
 	/* back to back, so both trees start from the same runner */

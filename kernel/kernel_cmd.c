@@ -142,13 +142,8 @@ int cmd_kernel(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	ret = scenario_parse_file(argv[optind], &sc);
-	if (ret == -2) {
-		fprintf(stderr, "cowctx kernel: %s: %s\n", argv[optind],
-			strerror(errno ? errno : ENOENT));
-		return 2;
-	}
-	if (ret)
+	/* the parser names the file and what is wrong with it */
+	if (scenario_parse_file(argv[optind], &sc))
 		return 2;
 	fflush(stdout);
 	o.report = json ? stderr : stdout;

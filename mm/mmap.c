@@ -6,6 +6,9 @@
 #include "mm/internal.h"
 
 
+/* the largest regular file on 64-bit: LLONG_MAX bytes */
+#define MAX_LFS_FILESIZE	0x7fffffffffffffffUL
+
 bool range_in_user_space(unsigned long addr, unsigned long len)
 {
 	return len <= TASK_SIZE && addr <= TASK_SIZE - len;
@@ -54,6 +57,11 @@ int do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	down_write(&mm->mmap_lock);
 	if (range_has_vma(mm, addr, addr + len)) {
 		err = -EEXIST;	/* MAP_FIXED_NOREPLACE */
+		goto out;
+	}
+	/* file_mmap_ok(): the mapping must end within MAX_LFS_FILESIZE */
+	if (file && pgoff > (MAX_LFS_FILESIZE - len) >> PAGE_SHIFT) {
+		err = -EOVERFLOW;
 		goto out;
 	}
 	vm_flags = calc_vm_prot_bits(prot) | VM_MAYREAD | VM_MAYWRITE |

@@ -146,8 +146,9 @@ struct rmap_ops {
 /*
  * Look at @vma's PTE for @address: counts one VMA examined, and if it
  * maps @folio one mapping found, and calls rwc->rmap_one. Returns false
- * when the walk must stop. Every backend reports candidates through
- * this, so walk statistics are measured the same way for all.
+ * when the walk must stop. The rmap backends report candidates through
+ * this, so their walk statistics are measured the same way; the scan
+ * oracle counts for itself (every VMA of every mm examined).
  */
 bool rmap_walk_candidate(struct rmap_walk_control *rwc, struct folio *folio,
 			 struct vm_area_struct *vma, unsigned long address);

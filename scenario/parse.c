@@ -108,6 +108,9 @@ static int parse_number(struct parser *p, const char *s, const char *what,
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
 		digits = s + 2;
+		/* strtoull would take a second 0x: "0x0x10" is no number */
+		if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+			return perr(p, "bad %s '%s': not a number", what, s);
 	}
 	if (!isxdigit((unsigned char)*digits) ||
 	    (base == 10 && !isdigit((unsigned char)*digits)))
@@ -217,8 +220,8 @@ static int want_args(struct parser *p, int min, int max, const char *usage)
 	if (p->ntok < min)
 		return perr(p, "missing argument: %s", usage);
 	if (p->ntok > max)
-		return perr(p, "unexpected '%s' after %s", p->tok[max],
-			    p->tok[1] ? p->tok[1] : p->tok[0]);
+		return perr(p, "unexpected '%s' after '%s'", p->tok[max],
+			    p->tok[max - 1]);
 	return 0;
 }
 

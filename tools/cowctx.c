@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cowctx: run scenarios against the reverse-map backends and the
- * oracle, and generate random ones.
+ * oracle, generate random ones; `kernel` and `bench` live in kernel/
+ * and bench/.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -150,6 +151,10 @@ static int run_backend(const struct scenario *sc, struct backend_run *br,
 	br->walk = m->walk;
 	br->acct = m->acct;
 	br->extra_json = rmap_json(m, false);
+	if (m->rmap->print_json && !br->extra_json && !ret) {
+		fprintf(stderr, "cowctx run: out of memory\n");
+		ret = 2;
+	}
 	exec_state_release(&es);
 	model_destroy(m);
 	return ret;
