@@ -291,22 +291,8 @@ static void test_sigint(void)
 
 int main(void)
 {
-	struct ktrace t;
-	char why[256];
-
-	if (KERNEL_UNDER_TSAN) {
-		printf("1..0 # SKIP ThreadSanitizer runs a thread in every agent\n");
+	if (!kernel_tests_can_run())
 		return 0;
-	}
-	if (geteuid() != 0) {
-		printf("1..0 # SKIP not root\n");
-		return 0;
-	}
-	if (ktrace_open(&t, why, sizeof(why))) {
-		printf("1..0 # SKIP %s\n", why);
-		return 0;
-	}
-	ktrace_close(&t);
 	test_base = find_test_base();
 	if (!test_base) {
 		printf("1..0 # SKIP no free address range for the scenarios\n");

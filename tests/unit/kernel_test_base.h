@@ -9,15 +9,43 @@
 #ifndef COWCTX_TEST_KERNEL_BASE_H
 #define COWCTX_TEST_KERNEL_BASE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/kernel.h"
 #include "kernel/procfs.h"
+#include "kernel/tracefs.h"
 
 #define TEST_SPAN	(1UL << 32)	/* what the tests may use of it */
 #define TEST_MARGIN	(1UL << 20)
+
+/*
+ * Can real-kernel tests run here? If not, print the TAP skip line with
+ * the reason and say no.
+ */
+static inline bool kernel_tests_can_run(void)
+{
+	struct ktrace t;
+	char why[256];
+
+	if (KERNEL_UNDER_TSAN) {
+		printf("1..0 # SKIP ThreadSanitizer runs a thread in every agent\n");
+		return false;
+	}
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP not root\n");
+		return false;
+	}
+	if (ktrace_open(&t, why, sizeof(why))) {
+		printf("1..0 # SKIP %s\n", why);
+		return false;
+	}
+	ktrace_close(&t);
+	return true;
+}
 
 static unsigned long test_base;
 
