@@ -293,12 +293,6 @@ int main(void)
 {
 	if (!kernel_tests_can_run())
 		return 0;
-	test_base = find_test_base();
-	if (!test_base) {
-		printf("1..0 # SKIP no free address range for the scenarios\n");
-		return 0;
-	}
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	test_agree();
 	test_wrong_fact();
 	test_refused();

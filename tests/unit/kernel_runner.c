@@ -389,12 +389,6 @@ int main(void)
 		printf("1..0 # SKIP no /proc/kpageflags\n");
 		return 0;
 	}
-	test_base = find_test_base();
-	if (!test_base) {
-		printf("1..0 # SKIP no free address range for the scenarios\n");
-		return 0;
-	}
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	test_sharing();
 	test_refusals();
 	test_orphans_and_cleanup();

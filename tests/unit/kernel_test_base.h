@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 
 #include "kernel/kernel.h"
 #include "kernel/procfs.h"
@@ -21,31 +22,6 @@
 
 #define TEST_SPAN	(1UL << 32)	/* what the tests may use of it */
 #define TEST_MARGIN	(1UL << 20)
-
-/*
- * Can real-kernel tests run here? If not, print the TAP skip line with
- * the reason and say no.
- */
-static inline bool kernel_tests_can_run(void)
-{
-	struct ktrace t;
-	char why[256];
-
-	if (KERNEL_UNDER_TSAN) {
-		printf("1..0 # SKIP ThreadSanitizer runs a thread in every agent\n");
-		return false;
-	}
-	if (geteuid() != 0) {
-		printf("1..0 # SKIP not root\n");
-		return false;
-	}
-	if (ktrace_open(&t, why, sizeof(why))) {
-		printf("1..0 # SKIP %s\n", why);
-		return false;
-	}
-	ktrace_close(&t);
-	return true;
-}
 
 static unsigned long test_base;
 
@@ -109,6 +85,38 @@ static char *at_base(const char *tmpl)
 	if (out)
 		out[off] = '\0';
 	return out;
+}
+
+/*
+ * Can real-kernel tests run here? If not, print the TAP skip line with
+ * the reason and say no. If so, test_base is set and this process
+ * reaps orphaned agents (a child subreaper).
+ */
+static inline bool kernel_tests_can_run(void)
+{
+	struct ktrace t;
+	char why[256];
+
+	if (KERNEL_UNDER_TSAN) {
+		printf("1..0 # SKIP ThreadSanitizer runs a thread in every agent\n");
+		return false;
+	}
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP not root\n");
+		return false;
+	}
+	if (ktrace_open(&t, why, sizeof(why))) {
+		printf("1..0 # SKIP %s\n", why);
+		return false;
+	}
+	ktrace_close(&t);
+	test_base = find_test_base();
+	if (!test_base) {
+		printf("1..0 # SKIP no free address range for the scenarios\n");
+		return false;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	return true;
 }
 
 #endif /* COWCTX_TEST_KERNEL_BASE_H */
