@@ -80,23 +80,6 @@ void account_free(struct account *acct, int type, void *p,
 	model_free(p);
 }
 
-void *account_realloc(struct account *acct, int type, void *p, size_t size,
-		      size_t old_kernel_bytes, size_t new_kernel_bytes)
-{
-	void *np;
-
-	if (!p)
-		return account_alloc(acct, type, size, new_kernel_bytes);
-	np = model_realloc(p, size);
-	if (!np)
-		return NULL;
-	/* krealloc() of a slab object is a new allocation in the kernel */
-	acct->type[type].allocs++;
-	acct->bytes -= (long)old_kernel_bytes;
-	charge(acct, (long)new_kernel_bytes);
-	return np;
-}
-
 long account_live_total(const struct account *acct)
 {
 	long n = 0;

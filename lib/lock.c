@@ -66,11 +66,6 @@ bool rwsem_is_locked(const struct rw_semaphore *sem)
 	return sem->writer || sem->readers;
 }
 
-bool rwsem_is_write_locked(const struct rw_semaphore *sem)
-{
-	return sem->writer;
-}
-
 void lock_touch(struct rw_semaphore *sem, unsigned long n)
 {
 	if (!rwsem_is_locked(sem))

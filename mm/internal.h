@@ -16,7 +16,6 @@ __attribute__((noreturn)) void model_bug(const char *fmt, ...);
 int vma_tree_reserve(struct mm_struct *mm, unsigned long extra);
 void vma_tree_insert(struct mm_struct *mm, struct vm_area_struct *vma);
 void vma_tree_remove(struct mm_struct *mm, struct vm_area_struct *vma);
-void vma_tree_validate(struct mm_struct *mm);
 struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
 struct vm_area_struct *vma_next(struct vm_area_struct *vma);
 struct vm_area_struct *vma_prev_of(struct mm_struct *mm, unsigned long addr);

@@ -116,18 +116,3 @@ void vma_tree_remove(struct mm_struct *mm, struct vm_area_struct *vma)
 	mm->map_count--;
 }
 
-/* Debug check: sorted, non-overlapping, non-empty. */
-void vma_tree_validate(struct mm_struct *mm)
-{
-	struct vma_tree *mt = &mm->mm_mt;
-	unsigned long i;
-
-	for (i = 0; i < mt->nr; i++) {
-		struct vm_area_struct *vma = mt->vmas[i];
-
-		if (vma->vm_start >= vma->vm_end || vma->vm_mm != mm)
-			model_bug("bad VMA in tree");
-		if (i && mt->vmas[i - 1]->vm_end > vma->vm_start)
-			model_bug("overlapping VMAs in tree");
-	}
-}

@@ -183,25 +183,6 @@ static const struct {
 	{ "keeponfork", MADV_KEEPONFORK },
 };
 
-const char *advice_name(int advice)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(advices) / sizeof(advices[0]); i++)
-		if (advices[i].advice == advice)
-			return advices[i].name;
-	return "?";
-}
-
-const char *prot_name(int prot)
-{
-	static const char *const names[] = {
-		"none", "r", "w", "rw", "x", "rx", "wx", "rwx",
-	};
-
-	return names[prot & 7];
-}
-
 const char *stmt_kind_name(enum stmt_kind kind)
 {
 	static const char *const names[] = {

@@ -58,9 +58,7 @@ int scenario_parse_string(const char *path, const char *text,
 			  struct scenario *sc);
 void scenario_free(struct scenario *sc);
 
-/* "0x100000000000 4K" style formatting of statements, for reports */
+/* The statement's keyword ("mmap" for STMT_MMAP), for reports */
 const char *stmt_kind_name(enum stmt_kind kind);
-const char *prot_name(int prot);		/* "rw", "none" */
-const char *advice_name(int advice);		/* "dontneed" */
 
 #endif /* COWCTX_SCENARIO_H */

@@ -39,9 +39,6 @@ void *account_alloc(struct account *acct, int type, size_t size,
 		    size_t kernel_bytes);
 void account_free(struct account *acct, int type, void *p,
 		  size_t kernel_bytes);
-/* Resize a variable-sized object (a remap array, say). */
-void *account_realloc(struct account *acct, int type, void *p, size_t size,
-		      size_t old_kernel_bytes, size_t new_kernel_bytes);
 
 long account_live_total(const struct account *acct);
 

@@ -33,7 +33,6 @@ void up_read(struct rw_semaphore *sem);
 void down_write(struct rw_semaphore *sem);
 void up_write(struct rw_semaphore *sem);
 bool rwsem_is_locked(const struct rw_semaphore *sem);
-bool rwsem_is_write_locked(const struct rw_semaphore *sem);
 /* Record that @n objects were visited or changed under @sem. */
 void lock_touch(struct rw_semaphore *sem, unsigned long n);
 
