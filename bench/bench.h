@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include <cowctx/mm.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 
 /* Where the generators map: the scenario corpus's region */
 #define BENCH_BASE	0x100000000000UL

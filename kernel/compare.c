@@ -19,7 +19,7 @@
 
 #include <cowctx/mm.h>
 #include "kernel/compare.h"
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 
 struct vdesc {
 	unsigned long start;

@@ -27,7 +27,7 @@
 #include "kernel/runner.h"
 #include "kernel/snapshot.h"
 #include "kernel/tracefs.h"
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 #include "scenario/exec.h"
 
 /* on_check's "stop here": the real side refused or failed */

@@ -4,7 +4,7 @@
 #define COWCTX_MM_INTERNAL_H
 
 #include <cowctx/mm.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 
 /* /proc/sys/vm/max_map_count's default */
 #define MAX_MAP_COUNT	65530

@@ -27,7 +27,7 @@
 #include <cowctx/mm.h>
 #include "mm/internal.h"
 #include "rmap/anon_vma.h"
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 
 /*
  * Lock accounting names, printed by ->print_json as

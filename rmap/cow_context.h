@@ -22,7 +22,7 @@
 #include <cowctx/lock.h>
 #include <cowctx/mm_types.h>
 #include "rmap/remap_tree.h"
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 
 struct cow_instance;
 

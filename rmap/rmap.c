@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <cowctx/mm.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 
 const struct rmap_ops *const rmap_backends[] = {
 	&scan_rmap_ops,

@@ -9,7 +9,7 @@
  * merges behave as with a per-mm design.
  */
 #include <cowctx/mm.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 
 static int scan_anon_prepare(struct vm_area_struct *vma)
 {

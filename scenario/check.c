@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <cowctx/mm.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 #include "scenario/check.h"
 
 struct mapping {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include <cowctx/mm.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 #include "scenario/gen.h"
 
 #define GEN_BASE	0x100000000000UL

@@ -12,7 +12,7 @@
 
 #include <cowctx/mm.h>
 #include <cowctx/json.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 #include "scenario/check.h"
 #include "scenario/exec.h"
 #include "scenario/gen.h"

@@ -12,7 +12,7 @@
 
 #include <cowctx/mm.h>
 #include "rmap/anon_vma.h"
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 #include "scenario/check.h"
 #include "scenario/exec.h"
 #include "scenario/scenario.h"

@@ -21,7 +21,7 @@
 #include "kernel/judge.h"
 #include "kernel/kernel.h"
 #include "kernel/tracefs.h"
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 #include "scenario/scenario.h"
 #include "tap.h"
 #include "kernel_test_base.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include <cowctx/mm.h>
-#include "rmap/rmap.h"
+#include <cowctx/rmap.h>
 #include "tap.h"
 
 #define B	0x100000000000UL
