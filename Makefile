@@ -1,58 +1,74 @@
 # SPDX-License-Identifier: GPL-2.0
-# cowctx: make | make check | make run | make bench ; ASAN=1, TSAN=1, CC=clang
+# cowctx: `make help` lists the targets and the build variants.
+
+VERSION := 0.1
 
 CC ?= cc
 ifeq ($(origin CC),default)
 CC := gcc
 endif
 
-BUILD := build
+# One build directory per compiler and sanitiser, so that changing either
+# never reuses the other's objects: build/ (gcc), build-clang/,
+# build-asan/, build-clang-tsan/... BUILD=DIR on the command line
+# overrides it.
+COMPILER := $(notdir $(lastword $(CC)))
+ifeq ($(COMPILER),cc)
+COMPILER := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),clang,gcc)
+endif
+ifeq ($(ASAN)$(TSAN),11)
+$(error ASAN=1 and TSAN=1 cannot be combined)
+endif
+SANITIZER := $(if $(filter 1,$(ASAN)),asan)$(if $(filter 1,$(TSAN)),tsan)
+BUILD := build$(if $(filter-out gcc,$(COMPILER)),-$(COMPILER))$(if \
+	 $(SANITIZER),-$(SANITIZER))
+
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -I. \
 	  -D_GNU_SOURCE -fno-strict-aliasing
 LDLIBS := -lurcu -lm
 
 ifeq ($(ASAN),1)
-BUILD := build-asan
 CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	  -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
 ifeq ($(TSAN),1)
-BUILD := build-tsan
 CFLAGS += -O1 -fsanitize=thread
 LDFLAGS += -fsanitize=thread
+# liburcu's own hand-offs are invisible to TSan (tools/tsan.supp). TSan
+# sleeps a second at every exit for threads still running; ours have
+# all finished (rcu_barrier() at exit), and the tests run cowctx
+# thousands of times.
+export TSAN_OPTIONS := suppressions=$(CURDIR)/tools/tsan.supp \
+	atexit_sleep_ms=0 $(TSAN_OPTIONS)
 endif
 
 # One line per component; add your files to your component's line.
-LIB_SRCS := lib/account.c lib/lock.c lib/json.c lib/interval_tree.c
+LIB_SRCS := lib/account.c lib/bug.c lib/lock.c lib/json.c lib/interval_tree.c
 MM_SRCS := mm/vma_tree.c mm/pgtable.c mm/folio.c mm/filemap.c mm/vma.c \
 	   mm/mmap.c mm/mprotect.c mm/mremap.c mm/madvise.c mm/memory.c \
-	   mm/fork.c mm/model.c mm/debug.c
+	   mm/fork.c mm/model.c mm/debug.c mm/mmap_lock.c
 RMAP_SRCS := rmap/rmap.c rmap/scan.c rmap/anon_vma.c rmap/remap_tree.c \
-	     rmap/cow_context.c rmap/cow_context_walk.c
+	     rmap/cow_context.c rmap/cow_context_walk.c \
+	     rmap/cow_context_poc.c
 SCENARIO_SRCS := scenario/parse.c scenario/exec.c scenario/check.c \
-		 scenario/gen.c
+		 scenario/gen.c scenario/layout.c
 KERNEL_SRCS := kernel/agent.c kernel/runner.c kernel/procfs.c kernel/tracefs.c \
 	       kernel/snapshot.c kernel/compare.c kernel/files.c kernel/judge.c \
-	       kernel/kernel_cmd.c
+	       kernel/kernel_cmd.c kernel/limits.c
 BENCH_SRCS := bench/prog.c bench/workloads.c bench/exec.c bench/metrics.c \
 	      bench/run.c bench/callgrind.c bench/curves.c bench/output.c \
-	      bench/report.c bench/bench_cmd.c
-TOOL_SRCS := tools/cowctx.c tools/stubs.c
+	      bench/report.c bench/bench_cmd.c bench/user_scn.c \
+	      bench/workloads_real.c bench/targets.c bench/verdict.c
+TOOL_SRCS := tools/cowctx.c
 
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(MM_SRCS) $(RMAP_SRCS) \
 	      $(SCENARIO_SRCS) $(KERNEL_SRCS) $(BENCH_SRCS))
-# An archive member is never pulled in for a symbol stubs.o already
-# defines weakly, so cmd_bench's and cmd_kernel's objects are linked in
-# directly too.
-TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TOOL_SRCS) $(BENCH_SRCS) \
-	       $(KERNEL_SRCS))
+TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TOOL_SRCS))
 TEST_SRCS := $(wildcard tests/unit/*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-DEB_PKGS := gcc libc6-dev clang make perl liburcu-dev valgrind gnuplot-nox
-
-.PHONY: all deps check run bench clean
+.PHONY: all deps check run bench clean help FORCE
 
 all: $(BUILD)/cowctx $(TEST_BINS)
 
@@ -64,6 +80,20 @@ $(BUILD)/libcowctx.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
+# cowctx --version: VERSION and, in a git checkout, git describe. The
+# header is rewritten only when that changes, so a commit rebuilds one
+# object.
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null)
+VERSION_STRING := $(VERSION)$(if $(GIT_DESCRIBE), (git $(GIT_DESCRIBE)))
+
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define COWCTX_VERSION "$(VERSION_STRING)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/tools/cowctx.o: $(BUILD)/gen/version.h
+$(BUILD)/tools/cowctx.o: CFLAGS += -I$(BUILD)/gen
+
 $(BUILD)/cowctx: $(TOOL_OBJS) $(BUILD)/libcowctx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -71,20 +101,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcowctx.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(BUILD)/libcowctx.a $(LDLIBS)
 
-# Install what is missing (Debian); as root only, else just report.
+# Checks what is there by trying it; apt-get only for what is missing
 deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-		grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		if [ "$$(id -u)" = 0 ]; then \
-			echo "deps: installing $$missing"; \
-			apt-get update -qq && \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-		else \
-			echo "deps: missing $$missing (run make deps as root)"; exit 1; \
-		fi; \
-	fi
+	@tools/deps.sh '$(CC)'
 
 check: deps
 	$(MAKE) all
@@ -101,7 +120,34 @@ bench: deps
 	$(MAKE) all
 	$(BUILD)/cowctx bench --out $(BUILD)/report
 
+# Every build directory of the naming above, not others' BUILD=DIR
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-clang build-clang-asan \
+		build-clang-tsan
+
+help:
+	@echo 'cowctx $(VERSION_STRING): make TARGET [VARIABLE=VALUE...]'
+	@echo
+	@echo 'Targets:'
+	@echo '  all (default)  build cowctx and the unit tests in BUILD'
+	@echo '  run            deps, all, then the default comparison'
+	@echo '                 (tools/run-default.sh)'
+	@echo '  check          deps, all, then every test under prove'
+	@echo '  bench          deps, all, then the full-size bench into'
+	@echo '                 BUILD/report'
+	@echo '  deps           install what is missing (apt-get, as root),'
+	@echo '                 else name it'
+	@echo '  clean          remove the build directories named below'
+	@echo '  help           this text'
+	@echo
+	@echo 'Variables:'
+	@echo '  CC=clang       another compiler (default gcc)'
+	@echo '  ASAN=1         AddressSanitizer and UBSan'
+	@echo '  TSAN=1         ThreadSanitizer'
+	@echo '  BUILD=DIR      build directory; by default one per compiler'
+	@echo '                 and sanitiser: build (gcc), build-clang,'
+	@echo '                 build-asan, build-clang-tsan...'
+	@echo '                 Now: $(BUILD)'
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+include guest/guest.mk

@@ -36,6 +36,7 @@ enum bench_op_type {
 			   then a walk of every candidate */
 	OP_SNAPSHOT,	/* the workload's steady state: objects live now */
 	OP_MARK,	/* a second look at live bytes (mid_bytes) */
+	OP_MADVISE,	/* one madvise(addr, len, flags) (user scenarios) */
 };
 
 struct bench_op {
@@ -51,7 +52,9 @@ struct bench_op {
 	unsigned long flags;	/* mremap */
 	unsigned long offset;	/* mmap of the file: offset of the first */
 	int prot;		/* mmap, mprotect */
-	bool file;		/* mmap: MAP_PRIVATE of the workload's file */
+	bool file;		/* mmap: MAP_PRIVATE of file @file_nr */
+	unsigned int file_nr;	/* index into the program's file names */
+	int line;		/* a user scenario's line, for errors */
 	bool write;		/* touch */
 	unsigned int pct;	/* touch: share of pages accessed, 1..100 */
 	unsigned int salt;	/* touch: which pages, deterministically */
@@ -64,6 +67,9 @@ struct bench_prog {
 	size_t capacity;
 	unsigned int nr_procs;	/* process numbers handed out */
 	size_t last_fork;	/* index of the last OP_FORK + 1 (0: none) */
+	char **files;		/* file names, by op->file_nr */
+	unsigned int nr_files;
+	const char *path;	/* a user scenario's file, for errors */
 	int err;
 };
 
@@ -93,10 +99,24 @@ struct workload_inst {
 	const struct workload *w;
 	long v[BENCH_MAX_PARAMS];
 	char label[96];		/* "zygote V=1000 N=100 ..." */
+	const char *path;	/* a user's scenario (w is bench_scenario) */
 };
 
 extern const struct workload *const bench_workloads[];
 const struct workload *workload_find(const char *name);
+/* bench/workloads_real.c: real address spaces, long-lived families */
+extern const struct workload bench_realzygote;
+extern const struct workload bench_daemon;
+/* the pseudo-workload of a user's FILE.scn (bench/user_scn.c) */
+extern const struct workload bench_scenario;
+/* @inst's program into @p: its generator, or its scenario file */
+int workload_build(const struct workload_inst *inst, struct bench_prog *p);
+/*
+ * @path as a workload instance, after running it once on @baseline:
+ * 0, or -errno with FILE:LINE: what is wrong on stderr.
+ */
+int scenario_inst(const char *path, const struct rmap_ops *baseline,
+		  struct workload_inst *inst);
 
 enum bench_size { SIZE_TINY, SIZE_QUICK, SIZE_FULL };
 
@@ -121,6 +141,8 @@ void prog_init(struct bench_prog *p);
 void prog_free(struct bench_prog *p);
 struct bench_op *prog_add(struct bench_prog *p, enum bench_op_type type,
 			  unsigned int proc);
+/* the number of file @name in @p (added if new); p->err on failure */
+unsigned int prog_file(struct bench_prog *p, const char *name);
 /* OP_PROC: a new root process; its number */
 unsigned int prog_proc(struct bench_prog *p);
 /* shorthands; each leaves p->err set on failure */
@@ -211,6 +233,11 @@ struct bench_run {
 	long mark_bytes;
 	long peak_bytes;
 	long leak_bytes;		/* live after every process exited */
+	long snap_main;			/* live objects of the main type */
+	unsigned long *op_ns;		/* per operation, walks left out */
+	size_t cur_op;			/* the operation being replayed */
+	char *const *files;		/* the program's file names */
+	const char *path;		/* a user scenario's, for errors */
 	double fork_instructions;	/* per fork; NAN: not measured */
 	char error[256];		/* why it stopped, if it did */
 };
@@ -228,6 +255,8 @@ int bench_exec(const struct bench_prog *p, struct bench_run *runs, int nr,
 	       size_t stop_after, const char *label, FILE *progress);
 
 unsigned long sample_median(const struct sample_set *s);
+/* the @q-th quartile (1, 2 or 3); 0 for an empty set; sorts in place */
+double sample_quartile(const struct sample_set *s, int q);
 
 /* ---- metrics (bench/metrics.c) -------------------------------------- */
 
@@ -261,6 +290,7 @@ enum bench_metric {
 	M_TOTAL_NS,
 	M_RMAP_TIME_SHARE,
 	M_LEAK_BYTES,
+	M_MAIN_OBJECTS,
 	M_PHASE_BASE,	/* then PM_NR per phase, in enum order */
 };
 
@@ -271,16 +301,25 @@ enum { PM_CALLS, PM_TIME_NS, PM_ALLOCS, PM_LOCK_ACQ, PM_LOCK_OBJECTS, PM_NR };
 
 struct metric_set {
 	double v[NR_METRICS];	/* NAN: not measured or not defined */
+	/* a time's spread, first and third quartiles; NAN for the rest */
+	double q1[NR_METRICS];
+	double q3[NR_METRICS];
 };
 
 const char *metric_name(int metric);
 /* Is a larger value worse? (every metric but the counts of things) */
 bool metric_is_cost(int metric);
+/* Is it a time, whose spread is measured? */
+bool metric_is_time(int metric);
+/* Per-call times: quartiles over the calls (else over the replays) */
+bool metric_is_per_call(int metric);
+/* Every value NAN */
+void metric_set_clear(struct metric_set *ms);
 /* vm_area_struct's slab size: this kernel's, else 6.18's 192 */
 unsigned long vma_slab_bytes(void);
 void metrics_from_run(const struct bench_run *br,
 		      const struct bench_run *scan, struct metric_set *ms);
-/* cow_context / anon_vma, NAN where anon_vma's is 0 or missing */
+/* a column / the baseline, NAN where the baseline's is 0 or missing */
 double metric_ratio(double cow, double anon);
 
 /* ---- callgrind (bench/callgrind.c) ---------------------------------- */
@@ -303,14 +342,22 @@ int callgrind_child(const char *backend, const char *spec);
 
 /* ---- results and output (bench/output.c, bench/report.c) ------------ */
 
-/* The backends a bench compares, in column order */
-enum { COL_ANON_VMA, COL_COW_CONTEXT, COL_SCAN, NR_COLS };
+/*
+ * The backends a bench compares, in column order (--rmap=LIST): the
+ * first is the baseline every ratio divides by; the report's and the
+ * verdict's comparison is of the first two. The scan oracle runs in a
+ * column of its own, not shown, for the model's own share of the time.
+ */
+#define BENCH_MAX_COLS	8
+enum { COL_ANON_VMA, COL_COW_CONTEXT };
+#define COL_SCAN	BENCH_MAX_COLS
+#define NR_COLS		(BENCH_MAX_COLS + 1)
 
 struct workload_result {
 	struct workload_inst inst;
 	bool have[NR_COLS];
 	struct metric_set ms[NR_COLS];
-	struct metric_set ratio;
+	struct metric_set ratio[NR_COLS];	/* column / column 0 */
 	char error[256];
 	char *backend_json[NR_COLS];	/* ->print_json(), as an object */
 };
@@ -322,8 +369,8 @@ void workload_result_release(struct workload_result *r);
 
 struct curve {
 	const char *id;		/* file name stem: "bytes_vs_V" */
-	const char *title;
-	const char *xlabel;
+	char title[192];	/* with the parameters held fixed */
+	char xlabel[128];	/* the parameter swept, defined */
 	const char *ylabel;
 	int metric;
 	int nr;
@@ -340,14 +387,19 @@ struct bench_opts {
 	bool json;
 	bool callgrind;
 	bool curves;
+	bool full;		/* the whole table on stdout, not the verdict */
+	bool verbose;		/* a progress line per replay on stderr */
 	const char *out_dir;
-	const char *cow_name;	/* the backend in the cow_context columns */
 	int argc;		/* the command, for the report */
 	char **argv;
-	const struct rmap_ops *col_ops[NR_COLS];
+	int nr_cols;		/* backends shown, col_ops[0..nr_cols-1] */
+	const struct rmap_ops *col_ops[NR_COLS];	/* [COL_SCAN]: oracle */
 };
 
-extern const char *const bench_col_name[NR_COLS];
+/* column @c's backend name */
+const char *col_name(const struct bench_opts *o, int c);
+/* Is the comparison the proposal's: anon_vma, then a COW context? */
+bool cols_are_proposal(const struct bench_opts *o);
 
 /*
  * bench/run.c: @inst on every backend of @o side by side, into @r;
@@ -363,10 +415,27 @@ int bench_prog_fork_ns(const struct bench_opts *o, struct bench_prog *p,
 void print_json(FILE *f, const struct bench_opts *o,
 		const struct workload_result *res, int nr,
 		const char *const *notes, int nr_notes);
-/* "workload | metric | anon_vma | cow_context | ratio", markdown */
-void print_table(FILE *f, const struct workload_result *res, int nr,
-		 bool all_metrics);
+/* "workload | metric | BACKEND... | BACKEND / BASELINE...", markdown */
+void print_table(FILE *f, const struct bench_opts *o,
+		 const struct workload_result *res, int nr, bool all_metrics);
 void print_number(FILE *f, double v);
+/* bench/verdict.c: the short answer on stdout (at most ~15 lines) */
+void print_verdict(FILE *f, const struct bench_opts *o,
+		   const struct workload_result *res, int nr);
+/* bench/targets.c: the proposal's targets, checked on @res */
+struct target_check {
+	const char *what;	/* "rmap bytes at most 1% of anon_vma's" */
+	const char *source;	/* where the target is stated */
+	const struct workload_result *r;	/* NULL: not run */
+	int met;		/* 1 met, 0 not, -1 not measurable */
+	char figure[160];	/* the figures it was judged on */
+};
+/* zygote V=1000 N=100 without file VMAs, not failed: issue 6's figures */
+const struct workload_result *headline_zygote(const struct workload_result *res,
+					      int nr);
+int targets_check(const struct bench_opts *o,
+		  const struct workload_result *res, int nr,
+		  struct target_check *out, int max);
 
 /* the curves of @o->size: swept workloads, measured */
 int curves_measure(const struct bench_opts *o, struct curve **curves,
@@ -380,6 +449,17 @@ struct anchor_row {
 };
 int anchors_measure(const struct bench_opts *o, struct anchor_row **rows,
 		    int *nr, FILE *progress);
+
+/*
+ * bench/report.c: is column 1's figure of @m worse than column 0's, as
+ * shown? 0 no, 1 yes, 2 a time on too few calls to say.
+ */
+int bench_loss(const struct workload_result *r, int m);
+/* why it is worse: the mechanism, with this run's figures */
+const char *loss_reason(int m, const struct workload_result *r);
+/* a number the backend reports in its own figures; -1 if absent */
+double backend_figure(const struct workload_result *r, int c,
+		      const char *key);
 
 int report_write(const struct bench_opts *o,
 		 const struct workload_result *res, int nr,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/bench.h"
 #include "tools/cowctx.h"
@@ -15,30 +16,35 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cowctx bench [--quick|--tiny] [--json] [--out DIR] [--all] [--reps N]\n"
-		"                    [--no-callgrind] [--no-curves] [--cow BACKEND] [--scenario]\n"
-		"                    [WORKLOAD[:PARAM=VALUE,...]...]\n"
+		"usage: cowctx bench [--quick|--tiny] [--full|--json] [--out DIR] [--all] [--reps N]\n"
+		"                    [--no-callgrind] [--no-curves] [--rmap LIST] [--cow BACKEND]\n"
+		"                    [--scenario] [--verbose] [WORKLOAD[:PARAM=VALUE,...]|FILE.scn...]\n"
 		"\n"
-		"Runs each workload on anon_vma and cow_context (and the scan oracle,\n"
-		"for the model's own share of the time) side by side, and prints\n"
-		"`workload | metric | anon_vma | cow_context | ratio` (ratio:\n"
-		"cow_context / anon_vma). Without WORKLOAD, every default workload.\n"
-		"Writes DIR/report.md, results.json and SVG scaling curves\n"
-		"(default DIR: build/report).\n"
+		"Runs each workload on every backend of LIST (default anon_vma,cow_context)\n"
+		"side by side, and the scan oracle beside them for the model's own share\n"
+		"of the time. Prints a verdict: the headline figures, each target met or\n"
+		"not, where the second backend loses to the first and why; --full prints\n"
+		"the whole table `workload | metric | BACKEND... | BACKEND / FIRST...`\n"
+		"instead. Without WORKLOAD, every default workload; a FILE.scn runs a\n"
+		"scenario (the scenario language) as a workload. Writes DIR/report.md,\n"
+		"results.json and SVG scaling curves (default DIR: build/report).\n"
 		"\n"
 		"  --quick         `make run` sizes (under two minutes on two cores);\n"
 		"                  without it the full sizes of `make bench`\n"
 		"  --tiny          tiny sizes, for the tests\n"
-		"  --json          the results as JSON on stdout instead of the table\n"
+		"  --full          the whole table on stdout, not the verdict\n"
+		"  --json          the results as JSON on stdout instead\n"
 		"  --out DIR       where the report, plots and callgrind files go\n"
 		"  --all           every metric in the table, not a selection\n"
 		"  --reps N        replays of each workload (default 5, tiny 1);\n"
 		"                  every figure is the median over them\n"
 		"  --no-callgrind  skip instruction counts (valgrind)\n"
 		"  --no-curves     skip the scaling curves and the kernel anchor\n"
-		"  --cow BACKEND   the backend in the cow_context columns (default\n"
-		"                  cow_context; e.g. cow_context-noprune, cow_context-poc;\n"
-		"                  none: anon_vma alone)\n"
+		"  --rmap LIST     the backends compared, comma-separated, one column\n"
+		"                  each (at most 8); the first is the baseline of every\n"
+		"                  ratio. e.g. anon_vma,cow_context,cow_context-noprune\n"
+		"  --cow BACKEND   short for --rmap anon_vma,BACKEND (none: anon_vma alone)\n"
+		"  --verbose       a progress line per replay on standard error\n"
 		"  --scenario      print each WORKLOAD's program as a scenario (for\n"
 		"                  `cowctx run`, which checks it with the oracle)\n"
 		"\n"
@@ -74,7 +80,7 @@ static int write_scenarios(const struct workload_inst *list, int nr)
 
 		prog_init(&p);
 		printf("# %s\n", list[i].label);
-		ret = list[i].w->build(&p, list[i].v);
+		ret = workload_build(&list[i], &p);
 		if (!ret)
 			ret = prog_write_scenario(&p, stdout);
 		prog_free(&p);
@@ -84,8 +90,17 @@ static int write_scenarios(const struct workload_inst *list, int nr)
 	return ret ? 2 : 0;
 }
 
+/* What the command line asked for besides struct bench_opts */
+struct bench_args {
+	bool all;
+	bool scenario;
+	const char *cg_child;
+	const char *rmap;	/* --rmap LIST */
+	const char *cow;	/* --cow BACKEND */
+};
+
 static int parse_args(int argc, char **argv, struct bench_opts *o,
-		      bool *all, bool *scenario, const char **cg_child)
+		      struct bench_args *a)
 {
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, 'q' },
@@ -98,6 +113,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		{ "scenario", no_argument, NULL, 's' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "cow", required_argument, NULL, 'w' },
+		{ "rmap", required_argument, NULL, 'R' },
+		{ "full", no_argument, NULL, 'F' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "callgrind-child", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -119,7 +137,16 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 			o->out_dir = optarg;
 			break;
 		case 'a':
-			*all = true;
+			a->all = true;
+			break;
+		case 'F':
+			o->full = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'R':
+			a->rmap = optarg;
 			break;
 		case 'C':
 			o->callgrind = false;
@@ -128,7 +155,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 			o->curves = false;
 			break;
 		case 's':
-			*scenario = true;
+			a->scenario = true;
 			break;
 		case 'r': {
 			char *end;
@@ -143,10 +170,10 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 			break;
 		}
 		case 'g':
-			*cg_child = optarg;
+			a->cg_child = optarg;
 			break;
 		case 'w':
-			o->cow_name = optarg;
+			a->cow = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -157,6 +184,63 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		}
 	}
 	return 0;
+}
+
+/*
+ * The columns: --rmap's list, or anon_vma and --cow's backend (default
+ * cow_context), and the oracle. 0, or 2 with the reason on stderr.
+ */
+static int set_columns(struct bench_opts *o, const struct bench_args *a)
+{
+	char list[256], *tok, *save = NULL;
+	int c;
+
+	if (a->rmap && a->cow) {
+		fprintf(stderr, "cowctx bench: --rmap and --cow exclude each other\n");
+		return 2;
+	}
+	if (a->rmap)
+		snprintf(list, sizeof(list), "%s", a->rmap);
+	else if (a->cow && !strcmp(a->cow, "none"))
+		snprintf(list, sizeof(list), "anon_vma");
+	else
+		snprintf(list, sizeof(list), "anon_vma,%s",
+			 a->cow ? a->cow : "cow_context");
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const struct rmap_ops *ops = rmap_backend_find(tok);
+
+		if (!ops) {
+			fprintf(stderr, "cowctx bench: unknown backend '%s'\n",
+				tok);
+			return 2;
+		}
+		for (c = 0; c < o->nr_cols; c++)
+			if (o->col_ops[c] == ops) {
+				fprintf(stderr, "cowctx bench: backend '%s' listed twice\n",
+					tok);
+				return 2;
+			}
+		if (o->nr_cols == BENCH_MAX_COLS) {
+			fprintf(stderr, "cowctx bench: at most %d backends\n",
+				BENCH_MAX_COLS);
+			return 2;
+		}
+		o->col_ops[o->nr_cols++] = ops;
+	}
+	if (!o->nr_cols) {
+		fprintf(stderr, "cowctx bench: --rmap needs a backend\n");
+		return 2;
+	}
+	o->col_ops[COL_SCAN] = rmap_backend_find("scan");
+	return 0;
+}
+
+static bool is_scenario_file(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return n > 4 && !strcmp(arg + n - 4, ".scn");
 }
 
 static int collect_workloads(int argc, char **argv, const struct bench_opts *o,
@@ -171,6 +255,16 @@ static int collect_workloads(int argc, char **argv, const struct bench_opts *o,
 		const struct workload *w = workload_find(argv[i]);
 		struct workload_inst *nl;
 
+		if (is_scenario_file(argv[i])) {
+			nl = model_realloc(*list, (*nr + 1) * sizeof(*nl));
+			if (!nl)
+				return 2;
+			*list = nl;
+			if (scenario_inst(argv[i], o->col_ops[0], &nl[*nr]))
+				return 2;
+			(*nr)++;
+			continue;
+		}
 		/* a bare name: its default instances; with ':': exactly one */
 		if (w) {
 			if (workload_defaults(w, o->size, list, nr))
@@ -198,63 +292,54 @@ int cmd_bench(int argc, char **argv)
 		.callgrind = true,
 		.curves = true,
 		.out_dir = "build/report",
-		.cow_name = "cow_context",
 		.argc = argc,
 		.argv = argv,
 	};
-	const char *notes[MAX_NOTES], *cg_child = NULL;
+	struct bench_args a = { 0 };
+	const char *notes[MAX_NOTES];
 	struct workload_inst *list = NULL;
 	struct workload_result *res = NULL;
 	struct curve *curves = NULL;
 	struct anchor_row *anchors = NULL;
 	int nr = 0, nr_notes = 0, nr_curves = 0, nr_anchors = 0, i;
-	bool all = false, scenario = false, failed = false;
+	bool failed = false, tty = isatty(2);
+	FILE *progress;
 	int ret;
 
-	ret = parse_args(argc, argv, &o, &all, &scenario, &cg_child);
+	ret = parse_args(argc, argv, &o, &a);
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	if (!o.reps)
 		o.reps = o.size == SIZE_TINY ? 1 : 5;
-	if (cg_child) {
+	if (a.cg_child) {
 		if (optind != argc - 1) {
 			usage(stderr);
 			return 2;
 		}
-		return callgrind_child(cg_child, argv[optind]);
+		return callgrind_child(a.cg_child, argv[optind]);
 	}
+	if (set_columns(&o, &a))
+		return 2;
 	ret = collect_workloads(argc, argv, &o, &list, &nr);
 	if (ret || !nr) {
 		model_free(list);
 		return ret ? ret : 2;
 	}
-	if (scenario) {
+	if (a.scenario) {
 		ret = write_scenarios(list, nr);
 		model_free(list);
 		return ret;
 	}
 
-	o.col_ops[COL_ANON_VMA] = rmap_backend_find("anon_vma");
-	if (strcmp(o.cow_name, "none")) {
-		o.col_ops[COL_COW_CONTEXT] = rmap_backend_find(o.cow_name);
-		if (!o.col_ops[COL_COW_CONTEXT] &&
-		    strcmp(o.cow_name, "cow_context")) {
-			fprintf(stderr, "cowctx bench: unknown backend '%s'\n",
-				o.cow_name);
-			model_free(list);
-			return 2;
+	if (o.nr_cols < 2)
+		notes[nr_notes++] = "one backend in this run (--cow none or --rmap with one name): there is no second column and no ratio ('-' in the table, null in JSON)";
+	else if (!cols_are_proposal(&o))
+		notes[nr_notes++] = "the columns are not anon_vma then a COW context: the proposal's targets and the reasons for its losses are left out";
+	for (i = 0; i < nr; i++)
+		if (list[i].path && o.curves) {
+			notes[nr_notes++] = "a user's scenario among the workloads: the scaling curves and the kernel anchor are left out (--no-curves)";
+			o.curves = false;
 		}
-	}
-	o.col_ops[COL_SCAN] = rmap_backend_find("scan");
-	if (!o.col_ops[COL_ANON_VMA]) {
-		fprintf(stderr, "cowctx bench: no anon_vma backend in this build\n");
-		model_free(list);
-		return 2;
-	}
-	if (!o.col_ops[COL_COW_CONTEXT])
-		notes[nr_notes++] = "no cow_context backend in this run (not built, or --cow none): its columns and every ratio are missing ('-' in the table, null in JSON)";
-	else if (strcmp(o.cow_name, "cow_context"))
-		notes[nr_notes++] = "--cow: the cow_context columns are another COW context backend (named in the report's header and in JSON's cow_context_backend)";
 	if (!o.col_ops[COL_SCAN])
 		notes[nr_notes++] = "no scan oracle: rmap_time_share is not measured";
 	if (o.callgrind && !callgrind_available()) {
@@ -276,30 +361,53 @@ int cmd_bench(int argc, char **argv)
 		model_free(list);
 		return 2;
 	}
+	/*
+	 * Progress: every replay with --verbose; else one line that
+	 * rewrites itself on a terminal, and nothing in a log, so that
+	 * what stays on the screen is the verdict.
+	 */
+	progress = o.verbose ? stderr : NULL;
 	for (i = 0; i < nr; i++) {
-		fprintf(stderr, "bench: [%d/%d] ", i + 1, nr);
-		if (bench_workload(&o, &list[i], &res[i], o.callgrind, stderr))
+		if (o.verbose)
+			fprintf(stderr, "bench: [%d/%d] ", i + 1, nr);
+		else if (tty)
+			fprintf(stderr, "\rbench: [%d/%d] %-60.60s", i + 1, nr,
+				list[i].label);
+		if (bench_workload(&o, &list[i], &res[i], o.callgrind,
+				   progress)) {
 			failed = true;
+			if (!o.verbose)
+				fprintf(stderr, "%sbench: %s: %s\n",
+					tty ? "\n" : "", list[i].label,
+					res[i].error);
+		}
 	}
 	if (o.curves) {
-		if (curves_measure(&o, &curves, &nr_curves, stderr) ||
-		    anchors_measure(&o, &anchors, &nr_anchors, stderr)) {
+		if (!o.verbose && tty)
+			fprintf(stderr, "\rbench: scaling curves and the kernel anchor%-40s",
+				"");
+		if (curves_measure(&o, &curves, &nr_curves, progress) ||
+		    anchors_measure(&o, &anchors, &nr_anchors, progress)) {
 			fprintf(stderr, "cowctx bench: scaling curves failed\n");
 			failed = true;
 		}
 	}
+	if (!o.verbose && tty)
+		fprintf(stderr, "\r%-80s\r", "");
 
 	if (o.json)
 		print_json(stdout, &o, res, nr, notes, nr_notes);
-	else
-		print_table(stdout, res, nr, all);
+	else if (o.full)
+		print_table(stdout, &o, res, nr, a.all);
 	if (report_write(&o, res, nr, curves, nr_curves, anchors, nr_anchors,
 			 notes, nr_notes))
 		failed = true;
-	for (i = 0; !o.json && i < nr_notes; i++)
+	for (i = 0; o.full && !o.json && i < nr_notes; i++)
 		printf("note: %s\n", notes[i]);
-	if (!o.json)
+	if (o.full && !o.json)
 		printf("report: %s/report.md\n", o.out_dir);
+	if (!o.full && !o.json)
+		print_verdict(stdout, &o, res, nr);
 	model_free(curves);
 	model_free(anchors);
 	for (i = 0; i < nr; i++)

@@ -179,7 +179,7 @@ static unsigned long count_forks(const struct workload_inst *inst)
 	unsigned long forks = 0;
 
 	prog_init(&p);
-	if (!inst->w->build(&p, inst->v))
+	if (!workload_build(inst, &p))
 		callgrind_stop(&p, &forks);
 	prog_free(&p);
 	return forks;
@@ -272,7 +272,7 @@ int callgrind_child(const char *backend, const char *spec)
 		return 2;
 	}
 	prog_init(&p);
-	if (inst.w->build(&p, inst.v)) {
+	if (workload_build(&inst, &p)) {
 		fprintf(stderr, "cowctx bench: out of memory\n");
 		prog_free(&p);
 		return 2;

@@ -113,6 +113,38 @@ static int sweep_point(const struct bench_opts *o, int s, long x,
 	return bench_workload(o, &inst, r, false, progress);
 }
 
+/*
+ * The title names what is held fixed ("zygote cow=10 N=20") and the x
+ * label defines the parameter swept, from the workload's own table.
+ */
+static void curve_labels(struct curve *cu, const struct curve_def *d,
+			 enum bench_size size)
+{
+	const struct sweep *sw = &sweeps[d->sweep];
+	size_t nlen = strcspn(sw->spec, ":");
+	const struct workload *w;
+	const char *help = "";
+	char name[32], fixed[96];
+	int k;
+
+	snprintf(name, sizeof(name), "%.*s", (int)nlen, sw->spec);
+	w = workload_find(name);
+	for (k = 0; w && k < w->nr_params; k++)
+		if (!strcmp(w->params[k].name, sw->param))
+			help = w->params[k].help;
+	snprintf(fixed, sizeof(fixed), "%s%s", sw->spec[nlen] ?
+		 sw->spec + nlen + 1 : "", sw->fixed ? "," : "");
+	if (sw->fixed)
+		snprintf(fixed + strlen(fixed), sizeof(fixed) - strlen(fixed),
+			 "%s=%ld", sw->fixed, sweep_fixed[d->sweep][size]);
+	for (k = 0; fixed[k]; k++)
+		if (fixed[k] == ',')
+			fixed[k] = ' ';
+	snprintf(cu->title, sizeof(cu->title), "%s (%s %s)", d->title, name,
+		 fixed);
+	snprintf(cu->xlabel, sizeof(cu->xlabel), "%s: %s", sw->param, help);
+}
+
 int curves_measure(const struct bench_opts *o, struct curve **curves,
 		   int *nr, FILE *progress)
 {
@@ -130,8 +162,7 @@ int curves_measure(const struct bench_opts *o, struct curve **curves,
 		const struct curve_def *d = &curve_defs[k];
 
 		cv[k].id = d->id;
-		cv[k].title = d->title;
-		cv[k].xlabel = sweeps[d->sweep].param;
+		curve_labels(&cv[k], d, o->size);
 		cv[k].ylabel = d->ylabel;
 		cv[k].metric = d->metric;
 		cv[k].logy = d->logy;
@@ -165,7 +196,7 @@ int curves_measure(const struct bench_opts *o, struct curve **curves,
 }
 
 /*
- * reference/REAL-KERNEL.md: fork() of a process with V one-page
+ * docs/real-kernel.md: fork() of a process with V one-page
  * anonymous VMAs, unmergeable, median time in the parent, Linux 6.18
  * on this project's x86-64 VMs.
  */

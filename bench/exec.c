@@ -89,6 +89,8 @@ void bench_run_release(struct bench_run *br)
 	model_free(br->exit_ns.v);
 	model_free(br->walk[WALK_RECLAIM].ns.v);
 	model_free(br->walk[WALK_FULL].ns.v);
+	model_free(br->op_ns);
+	br->op_ns = NULL;
 	br->fork_ns = br->exit_ns = (struct sample_set){ 0 };
 	br->walk[WALK_RECLAIM].ns = br->walk[WALK_FULL].ns =
 		(struct sample_set){ 0 };
@@ -126,6 +128,23 @@ unsigned long sample_median(const struct sample_set *s)
 	if (s->nr & 1)
 		return s->v[s->nr / 2];
 	return (s->v[s->nr / 2 - 1] + s->v[s->nr / 2]) / 2;
+}
+
+/* linear interpolation between the closest ranks, as R's default */
+double sample_quartile(const struct sample_set *s, int q)
+{
+	double pos, frac;
+	size_t i;
+
+	if (!s->nr)
+		return 0;
+	qsort(s->v, s->nr, sizeof(*s->v), cmp_ulong);
+	pos = (s->nr - 1) * q / 4.0;
+	i = (size_t)pos;
+	frac = pos - i;
+	if (i + 1 >= s->nr)
+		return s->v[s->nr - 1];
+	return s->v[i] + frac * ((double)s->v[i + 1] - s->v[i]);
 }
 
 /* The counters a phase is charged with, as they were when it began */
@@ -177,15 +196,23 @@ static unsigned long phase_end(struct bench_run *br, enum bench_phase ph,
 		ps->lock_max = fl->max_touched;
 	if (pm->max_before > fl->max_touched)
 		fl->max_touched = pm->max_before;
+	if (br->op_ns && ph != PH_WALK && ph != PH_FULL_WALK)
+		br->op_ns[br->cur_op] += ns;
 	return ns;
 }
 
 static int fail(struct bench_run *br, const struct bench_op *op, int err,
 		const char *what)
 {
-	snprintf(br->error, sizeof(br->error),
-		 "%s: %s of p%u at %#lx failed: %s", br->ops->name, what,
-		 op->proc, op->addr, strerror(-err));
+	/* a user's scenario: its line, as `cowctx run` would say it */
+	if (op->line && br->path)
+		snprintf(br->error, sizeof(br->error),
+			 "%s:%d: %s: %s failed: %s", br->path, op->line,
+			 br->ops->name, what, strerror(-err));
+	else
+		snprintf(br->error, sizeof(br->error),
+			 "%s: %s of p%u at %#lx failed: %s", br->ops->name,
+			 what, op->proc, op->addr, strerror(-err));
 	return -1;
 }
 
@@ -208,7 +235,7 @@ static int exec_ranges(struct bench_run *br, const struct bench_op *op,
 	int err = 0;
 
 	if (op->type == OP_MMAP && op->file) {
-		file = model_file(br->m, "lib");
+		file = model_file(br->m, br->files[op->file_nr]);
 		if (!file)
 			return fail(br, op, -ENOMEM, "mmap");
 	}
@@ -226,13 +253,17 @@ static int exec_ranges(struct bench_run *br, const struct bench_op *op,
 		case OP_MUNMAP:
 			err = do_munmap(mm, a, op->len);
 			break;
+		case OP_MADVISE:
+			err = do_madvise(mm, a, op->len, (int)op->flags);
+			break;
 		default:
 			break;
 		}
 	}
 	if (err)
 		return fail(br, op, err, op->type == OP_MMAP ? "mmap" :
-			    op->type == OP_MPROTECT ? "mprotect" : "munmap");
+			    op->type == OP_MPROTECT ? "mprotect" :
+			    op->type == OP_MADVISE ? "madvise" : "munmap");
 	return 0;
 }
 
@@ -342,23 +373,39 @@ static int exec_walk(struct bench_run *br, int kind)
 	return 0;
 }
 
-static void quiesce(struct bench_run *br)
+/*
+ * The backend's node type: the one named as the backend (anon_vma's
+ * anon_vma, the COW context's cow_context, its variants' too), the
+ * longest such name; -1 when none is.
+ */
+static long main_objects(const struct account *acct, const char *backend)
 {
-	if (br->m->rmap->quiesce)
-		br->m->rmap->quiesce(br->m);
+	size_t best = 0;
+	long live = -1;
+	int i;
+
+	for (i = 0; i < acct->nr_types; i++) {
+		size_t n = strlen(acct->type[i].name);
+
+		if (n > best && !strncmp(acct->type[i].name, backend, n)) {
+			best = n;
+			live = acct->type[i].live;
+		}
+	}
+	return live;
 }
 
 static void snapshot(struct bench_run *br)
 {
 	struct account *acct = &br->m->acct;
 
-	quiesce(br);
 	br->snapped = true;
 	br->snap_bytes = acct->bytes;
 	br->snap_objects = account_live_total(acct);
 	br->snap_vmas = br->m->nr_vmas;
 	br->snap_mms = br->m->nr_mms;
 	br->snap_folios = br->m->nr_anon_folios;
+	br->snap_main = main_objects(acct, br->ops->name);
 }
 
 static const enum bench_phase op_phase[] = {
@@ -373,6 +420,7 @@ static const enum bench_phase op_phase[] = {
 	[OP_WALK] = PH_WALK,
 	[OP_SNAPSHOT] = PH_MMAP,
 	[OP_MARK] = PH_MMAP,
+	[OP_MADVISE] = PH_MUNMAP,
 };
 
 static int exec_fork(struct bench_run *br, const struct bench_op *op,
@@ -414,7 +462,6 @@ static int exec_one(struct bench_run *br, const struct bench_op *op)
 		return 0;
 	}
 	if (op->type == OP_MARK) {
-		quiesce(br);
 		br->marked = true;
 		br->mark_bytes = br->m->acct.bytes;
 		return 0;
@@ -443,6 +490,7 @@ static int exec_one(struct bench_run *br, const struct bench_op *op)
 	case OP_MMAP:
 	case OP_MPROTECT:
 	case OP_MUNMAP:
+	case OP_MADVISE:
 		err = exec_ranges(br, op, mm);
 		break;
 	case OP_TOUCH:
@@ -471,7 +519,10 @@ static int run_start(const struct bench_prog *p, struct bench_run *br)
 {
 	br->m = model_create(br->ops);
 	br->procs = model_zalloc((p->nr_procs + 1) * sizeof(*br->procs));
-	if (!br->m || !br->procs) {
+	br->op_ns = model_zalloc((p->nr + 1) * sizeof(*br->op_ns));
+	br->files = p->files;
+	br->path = p->path;
+	if (!br->m || !br->procs || !br->op_ns) {
 		snprintf(br->error, sizeof(br->error), "%s: out of memory",
 			 br->ops->name);
 		return -1;
@@ -482,7 +533,6 @@ static int run_start(const struct bench_prog *p, struct bench_run *br)
 /* every process gone: what is still live is a leak */
 static void run_finish(struct bench_run *br)
 {
-	quiesce(br);
 	br->peak_bytes = br->m->acct.peak_bytes;
 	br->leak_bytes = br->m->nr_mms ? -1 : br->m->acct.bytes;
 }
@@ -503,9 +553,11 @@ int bench_exec(const struct bench_prog *p, struct bench_run *runs, int nr,
 		if (run_start(p, &runs[i]))
 			return -1;
 	for (n = 0; n < end; n++) {
-		for (i = 0; i < nr; i++)
+		for (i = 0; i < nr; i++) {
+			runs[i].cur_op = n;
 			if (exec_one(&runs[i], &p->ops[n]))
 				return -1;
+		}
 		/* a line every few seconds: long runs show they move */
 		if (progress && now_ns() - last > 5000000000UL) {
 			last = now_ns();

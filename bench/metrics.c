@@ -39,6 +39,7 @@ static const char *const names[M_PHASE_BASE] = {
 	[M_TOTAL_NS] = "total_ns",
 	[M_RMAP_TIME_SHARE] = "rmap_time_share",
 	[M_LEAK_BYTES] = "leak_bytes",
+	[M_MAIN_OBJECTS] = "main_objects",
 };
 
 static const char *const phase_what[PM_NR] = {
@@ -81,6 +82,38 @@ bool metric_is_cost(int metric)
 	}
 }
 
+bool metric_is_time(int metric)
+{
+	switch (metric) {
+	case M_FORK_NS:
+	case M_WALK_NS:
+	case M_WALK_MEAN_NS:
+	case M_FULL_WALK_NS:
+	case M_FULL_WALK_MEAN_NS:
+	case M_EXIT_NS:
+	case M_TOTAL_NS:
+		return true;
+	case M_PHASE_BASE ... NR_METRICS - 1:
+		return (metric - M_PHASE_BASE) % PM_NR == PM_TIME_NS;
+	default:
+		return false;
+	}
+}
+
+bool metric_is_per_call(int metric)
+{
+	return metric == M_FORK_NS || metric == M_WALK_NS ||
+	       metric == M_FULL_WALK_NS || metric == M_EXIT_NS;
+}
+
+void metric_set_clear(struct metric_set *ms)
+{
+	int i;
+
+	for (i = 0; i < NR_METRICS; i++)
+		ms->v[i] = ms->q1[i] = ms->q3[i] = NAN;
+}
+
 /*
  * The Android comparison needs the kernel's vm_area_struct cost: read
  * it from this kernel's slab where possible (192 bytes on 6.18 x86-64).
@@ -109,9 +142,14 @@ static double div_or_nan(double a, double b)
 	return b ? a / b : NAN;
 }
 
-static double median_of(const struct sample_set *s)
+/* the median of @s into ms->v[@m], its quartiles beside it */
+static void per_call(struct metric_set *ms, int m, const struct sample_set *s)
 {
-	return s->nr ? (double)sample_median(s) : NAN;
+	if (!s->nr)
+		return;
+	ms->v[m] = (double)sample_median(s);
+	ms->q1[m] = sample_quartile(s, 1);
+	ms->q3[m] = sample_quartile(s, 3);
 }
 
 static double mean_of(const struct sample_set *s)
@@ -124,33 +162,22 @@ static double mean_of(const struct sample_set *s)
 	return s->nr ? sum / s->nr : NAN;
 }
 
-/* time outside reclaim walks: the oracle's walk is never run */
-static double time_without_walk(const struct bench_run *br)
-{
-	double t = 0;
-	int ph;
-
-	for (ph = 0; ph < NR_PHASES; ph++)
-		if (ph != PH_WALK && ph != PH_FULL_WALK)
-			t += br->phase[ph].ns;
-	return t;
-}
-
 void metrics_from_run(const struct bench_run *br,
 		      const struct bench_run *scan, struct metric_set *ms)
 {
 	const struct phase_stat *fork = &br->phase[PH_FORK];
 	unsigned long acq = 0, objs = 0, max = 0, total = 0;
-	int i, ph;
+	int ph;
 
-	for (i = 0; i < NR_METRICS; i++)
-		ms->v[i] = NAN;
+	metric_set_clear(ms);
 	if (br->snapped) {
 		ms->v[M_MMS] = br->snap_mms;
 		ms->v[M_VMAS] = br->snap_vmas;
 		ms->v[M_ANON_FOLIOS] = br->snap_folios;
 		ms->v[M_OBJECTS] = br->snap_objects;
 		ms->v[M_BYTES] = br->snap_bytes;
+		if (br->snap_main >= 0)
+			ms->v[M_MAIN_OBJECTS] = br->snap_main;
 		ms->v[M_RMAP_TO_VMA_BYTES] =
 			div_or_nan(br->snap_bytes,
 				   (double)br->snap_vmas * vma_slab_bytes());
@@ -160,25 +187,25 @@ void metrics_from_run(const struct bench_run *br,
 		ms->v[M_MID_BYTES] = br->mark_bytes;
 	ms->v[M_FORKS] = fork->calls;
 	ms->v[M_FORK_ALLOCS] = div_or_nan(fork->allocs, fork->calls);
-	ms->v[M_FORK_NS] = median_of(&br->fork_ns);
+	per_call(ms, M_FORK_NS, &br->fork_ns);
 	ms->v[M_FORK_INSTRUCTIONS] = br->fork_instructions;
 	if (!br->skip_walk) {
 		const struct walk_pass *rw = &br->walk[WALK_RECLAIM];
 		const struct walk_pass *fw = &br->walk[WALK_FULL];
 
 		ms->v[M_WALKS] = rw->walks;
-		ms->v[M_WALK_NS] = median_of(&rw->ns);
+		per_call(ms, M_WALK_NS, &rw->ns);
 		ms->v[M_WALK_MEAN_NS] = mean_of(&rw->ns);
 		ms->v[M_EXAMINED_PER_FOUND] = div_or_nan(rw->examined,
 							 rw->found);
 		ms->v[M_WALK_MISSED] = rw->missed + fw->missed + fw->extra;
-		ms->v[M_FULL_WALK_NS] = median_of(&fw->ns);
+		per_call(ms, M_FULL_WALK_NS, &fw->ns);
 		ms->v[M_FULL_WALK_MEAN_NS] = mean_of(&fw->ns);
 		ms->v[M_EXAMINED_PER_FOUND_FULL] = div_or_nan(fw->examined,
 							      fw->found);
 	}
 	ms->v[M_EXITS] = br->phase[PH_EXIT].calls;
-	ms->v[M_EXIT_NS] = median_of(&br->exit_ns);
+	per_call(ms, M_EXIT_NS, &br->exit_ns);
 	for (ph = 0; ph < NR_PHASES; ph++) {
 		const struct phase_stat *ps = &br->phase[ph];
 
@@ -199,18 +226,10 @@ void metrics_from_run(const struct bench_run *br,
 	ms->v[M_FAMILY_LOCK_OBJECTS] = objs;
 	ms->v[M_FAMILY_LOCK_MAX_OBJECTS] = max;
 	ms->v[M_TOTAL_NS] = total;
-	/*
-	 * The oracle keeps no rmap objects and its hooks are empty, so
-	 * whatever a backend spends beyond it, outside walks, is rmap work.
-	 */
-	if (scan && scan != br) {
-		double t = time_without_walk(br);
-
-		ms->v[M_RMAP_TIME_SHARE] =
-			div_or_nan(t - time_without_walk(scan), t);
+	/* rmap_time_share is bench/run.c's: it needs every replay */
+	if (scan && scan != br)
 		ms->v[M_FORK_RMAP_INSTRUCTIONS] = br->fork_instructions -
 						  scan->fork_instructions;
-	}
 	if (br->leak_bytes >= 0)
 		ms->v[M_LEAK_BYTES] = br->leak_bytes;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bench/bench.h"
 
@@ -15,8 +16,37 @@ void prog_init(struct bench_prog *p)
 
 void prog_free(struct bench_prog *p)
 {
+	unsigned int i;
+
+	for (i = 0; i < p->nr_files; i++)
+		model_free(p->files[i]);
+	model_free(p->files);
 	model_free(p->ops);
 	prog_init(p);
+}
+
+unsigned int prog_file(struct bench_prog *p, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	unsigned int i;
+	char **nf;
+
+	for (i = 0; i < p->nr_files; i++)
+		if (!strcmp(p->files[i], name))
+			return i;
+	nf = model_realloc(p->files, (p->nr_files + 1) * sizeof(*nf));
+	if (!nf) {
+		p->err = -ENOMEM;
+		return 0;
+	}
+	p->files = nf;
+	nf[p->nr_files] = model_zalloc(len);
+	if (!nf[p->nr_files]) {
+		p->err = -ENOMEM;
+		return 0;
+	}
+	memcpy(nf[p->nr_files], name, len);
+	return p->nr_files++;
 }
 
 struct bench_op *prog_add(struct bench_prog *p, enum bench_op_type type,
@@ -171,6 +201,25 @@ static const char *prot_text(int prot)
 	return text[prot & 7];
 }
 
+/* the scenario language's words for the advice it has */
+static const char *advice_text(int advice)
+{
+	switch (advice) {
+	case MADV_DONTNEED:
+		return "dontneed";
+	case MADV_DONTFORK:
+		return "dontfork";
+	case MADV_DOFORK:
+		return "dofork";
+	case MADV_WIPEONFORK:
+		return "wipeonfork";
+	case MADV_KEEPONFORK:
+		return "keeponfork";
+	default:
+		return "?";
+	}
+}
+
 /* the selected pages of one touch range, coalesced into runs */
 static void write_touch_range(const struct bench_op *op, unsigned long k,
 			      FILE *out)
@@ -212,7 +261,8 @@ int prog_write_scenario(const struct bench_prog *p, FILE *out)
 				fprintf(out, "p%u mmap %#lx %#lx %s", op->proc,
 					a, op->len, prot_text(op->prot));
 				if (op->file)
-					fprintf(out, " file=lib:%#lx",
+					fprintf(out, " file=%s:%#lx",
+						p->files[op->file_nr],
 						op->offset + k * op->len);
 				fputc('\n', out);
 				break;
@@ -233,6 +283,8 @@ int prog_write_scenario(const struct bench_prog *p, FILE *out)
 					op->proc, a, op->len, op->new_len);
 				if (op->flags & MREMAP_FIXED)
 					fprintf(out, " to %#lx", op->new_addr);
+				if (op->flags & MREMAP_DONTUNMAP)
+					fprintf(out, " dontunmap");
 				fputc('\n', out);
 				break;
 			case OP_FORK:
@@ -250,6 +302,11 @@ int prog_write_scenario(const struct bench_prog *p, FILE *out)
 				break;
 			case OP_MARK:
 				fprintf(out, "# mark\n");
+				break;
+			case OP_MADVISE:
+				fprintf(out, "p%u madvise %#lx %#lx %s\n",
+					op->proc, a, op->len,
+					advice_text((int)op->flags));
 				break;
 			}
 		}

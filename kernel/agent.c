@@ -28,8 +28,6 @@
  */
 #define NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
 
-static int files[AGENT_MAX_FILES];
-static int nr_files;
 static sigjmp_buf touch_env;
 static volatile sig_atomic_t in_touch;
 static volatile unsigned long touch_addr;
@@ -154,17 +152,18 @@ static int do_touch(const struct agent_cmd *cmd, struct agent_reply *rep)
 	return 0;
 }
 
+/*
+ * The descriptor itself names the file from then on, in the zygote and
+ * in every process forked from it: no table here, so no limit but
+ * RLIMIT_NOFILE's (kernel/limits.h).
+ */
 static int do_open(const struct agent_cmd *cmd, struct agent_reply *rep)
 {
-	int fd;
+	int fd = open(cmd->path, O_RDONLY | O_CLOEXEC);
 
-	if (nr_files == AGENT_MAX_FILES)
-		return EMFILE;
-	fd = open(cmd->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	rep->file = nr_files;
-	files[nr_files++] = fd;
+	rep->file = fd;
 	return 0;
 }
 
@@ -174,13 +173,10 @@ static int do_mmap_cmd(const struct agent_cmd *cmd)
 	int fd = -1;
 	void *p;
 
-	if (cmd->file >= 0) {
-		if (cmd->file >= nr_files)
-			return EBADF;
-		fd = files[cmd->file];
-	} else {
+	if (cmd->file >= 0)
+		fd = cmd->file;
+	else
 		flags |= MAP_ANONYMOUS;
-	}
 	p = (void *)syscall(SYS_mmap, cmd->addr, cmd->len, cmd->prot, flags,
 			    fd, cmd->offset);
 	if (p == MAP_FAILED)

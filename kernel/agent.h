@@ -33,8 +33,6 @@ enum agent_op {
 	AGENT_OPEN,
 };
 
-#define AGENT_MAX_FILES	64
-
 struct agent_cmd {
 	int op;
 	int prot;
@@ -46,14 +44,14 @@ struct agent_cmd {
 	unsigned long new_addr;
 	unsigned long flags;
 	unsigned long offset;
-	int file;			/* mmap: AGENT_OPEN's index, -1 anon */
+	int file;			/* mmap: AGENT_OPEN's fd, -1 anon */
 	char path[AGENT_PATH_MAX];	/* open */
 };
 
 struct agent_reply {
 	int err;			/* 0 or a positive errno */
 	pid_t pid;			/* hello: own pid; fork: the child */
-	int file;			/* open: the file's index */
+	int file;			/* open: the file's descriptor */
 	unsigned long fault_addr;	/* touch: where SIGSEGV/SIGBUS hit */
 };
 

@@ -25,22 +25,44 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-unsigned long kfile_size(const struct scenario *sc, const char *name)
+static unsigned long add_sat(unsigned long a, unsigned long b)
+{
+	return a + b < a ? ~0UL : a + b;
+}
+
+/*
+ * file_mmap_ok(): a mapping must end within MAX_LFS_FILESIZE (LLONG_MAX
+ * here), or mmap() fails with EOVERFLOW whatever the file's size, so
+ * such a mapping needs no bytes of it.
+ */
+static bool mmap_overflows(const struct stmt *st)
+{
+	return st->len > LLONG_MAX ||
+	       st->offset / 4096 > (LLONG_MAX - st->len) / 4096;
+}
+
+unsigned long kfile_size(const struct scenario *sc, const char *name,
+			 int *stmt)
 {
 	unsigned long need = 0, growth = 0;
 	int i;
 
+	*stmt = -1;
 	/* an mremap may grow any VMA, so any file may need all growths */
 	for (i = 0; i < sc->nr; i++) {
 		const struct stmt *st = &sc->stmts[i];
 
 		if (st->kind == STMT_MREMAP && st->new_len > st->len)
-			growth += st->new_len - st->len;
-		if (st->kind == STMT_MMAP && st->is_file &&
-		    !strcmp(st->file, name) && st->offset + st->len > need)
+			growth = add_sat(growth, st->new_len - st->len);
+		if (st->kind != STMT_MMAP || !st->is_file ||
+		    strcmp(st->file, name) || mmap_overflows(st))
+			continue;
+		if (*stmt < 0 || st->offset + st->len > need) {
 			need = st->offset + st->len;
+			*stmt = i;
+		}
 	}
-	return need + growth + KFILE_SLACK;
+	return add_sat(add_sat(need, growth), KFILE_SLACK);
 }
 
 static bool known(const struct kfiles *f, const char *name)
@@ -100,17 +122,20 @@ int kfiles_create(struct kfiles *f, const struct scenario *sc, char *why,
 		const struct stmt *st = &sc->stmts[i];
 		char path[PATH_MAX + SCN_NAME_MAX + 2];
 		unsigned long size;
+		int far;
 		void *n;
 
 		if (st->kind != STMT_MMAP || !st->is_file ||
 		    known(f, st->file))
 			continue;
-		size = (kfile_size(sc, st->file) + 4095) & ~4095UL;
+		size = kfile_size(sc, st->file, &far);
 		if (size > KFILE_MAX_BYTES) {
-			say(why, whylen, "file %s would need %lu bytes, over %lu",
-			    st->file, size, KFILE_MAX_BYTES);
+			f->stmt = far >= 0 ? far : i;
+			say(why, whylen, "file %s would need %lu bytes (the furthest mapping's end, every mremap's growth and %lu more for fault-around), over the %lu this runner makes",
+			    st->file, size, KFILE_SLACK, KFILE_MAX_BYTES);
 			return -2;	/* the scenario's limit, not the machine's */
 		}
+		size = (size + 4095) & ~4095UL;
 		n = realloc(f->names, (f->nr + 1) * sizeof(*f->names));
 		if (!n) {
 			say(why, whylen, "out of memory");

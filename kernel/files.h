@@ -15,7 +15,7 @@
 
 #include "scenario/scenario.h"
 
-/* More than this for one file is refused (exit 77) */
+/* A file that would need more than this is refused (exit 2) */
 #define KFILE_MAX_BYTES	(1UL << 30)
 
 struct kfiles {
@@ -23,12 +23,21 @@ struct kfiles {
 	bool made;
 	char (*names)[SCN_NAME_MAX];
 	int nr;
+	int stmt;	/* the statement a -2 is about */
 };
 
-/* The size a scenario's file @name needs */
-unsigned long kfile_size(const struct scenario *sc, const char *name);
+/*
+ * The size a scenario's file @name needs; *stmt gets the mapping that
+ * reaches furthest into it (-1: none needs any of it)
+ */
+unsigned long kfile_size(const struct scenario *sc, const char *name,
+			 int *stmt);
 
-/* Make the directory and every file; 0, or -1 with @why */
+/*
+ * Make the directory and every file; 0, or -1 with @why, or -2 when
+ * the scenario asks for a file larger than KFILE_MAX_BYTES (@why, and
+ * f->stmt the mapping that needs it)
+ */
 int kfiles_create(struct kfiles *f, const struct scenario *sc, char *why,
 		  size_t whylen);
 /* Remove the files and the directory; idempotent */

@@ -24,6 +24,7 @@
 #include "kernel/files.h"
 #include "kernel/judge.h"
 #include "kernel/kernel.h"
+#include "kernel/limits.h"
 #include "kernel/runner.h"
 #include "kernel/snapshot.h"
 #include "kernel/tracefs.h"
@@ -57,6 +58,7 @@ struct judge {
 	unsigned long fault;
 	bool failed;		/* the run itself failed: res->why */
 	struct model *m;
+	long nofile;		/* RLIMIT_NOFILE, raised; -1 unknown */
 };
 
 static volatile sig_atomic_t caught_signal;
@@ -73,9 +75,10 @@ static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP };
 struct saved_state {
 	struct sigaction sa[NR_HANDLED];
 	int subreaper;
+	long nofile;
 };
 
-static void install(struct saved_state *s)
+static void install(struct saved_state *s, struct judge *j)
 {
 	struct sigaction sa;
 	size_t i;
@@ -90,6 +93,8 @@ static void install(struct saved_state *s)
 	prctl(PR_GET_CHILD_SUBREAPER, &s->subreaper, 0, 0, 0);
 	/* orphaned agents come back to us, to be waited for and reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* the agents inherit it, and hold every scenario file open */
+	j->nofile = klimit_raise_nofile(&s->nofile);
 }
 
 static void restore(struct saved_state *s)
@@ -97,6 +102,7 @@ static void restore(struct saved_state *s)
 	size_t i;
 
 	prctl(PR_SET_CHILD_SUBREAPER, s->subreaper, 0, 0, 0);
+	klimit_restore_nofile(s->nofile);
 	for (i = 0; i < NR_HANDLED; i++)
 		sigaction(handled_signals[i], &s->sa[i], NULL);
 }
@@ -109,8 +115,34 @@ static void why(struct judge *j, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(j->res->why, sizeof(j->res->why), fmt, ap);
 	va_end(ap);
+	j->res->line = 0;
 }
 
+/* A reason about statement @st: the command tells it as FILE:LINE: */
+__attribute__((format(printf, 3, 4)))
+static void stmt_why(struct judge *j, const struct stmt *st,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(j->res->why, sizeof(j->res->why), fmt, ap);
+	va_end(ap);
+	j->res->line = st->line;
+}
+
+/* The first statement mapping file @name */
+static const struct stmt *first_use(struct judge *j, const char *name)
+{
+	int i;
+
+	for (i = 0; i < j->sc->nr; i++)
+		if (j->sc->stmts[i].kind == STMT_MMAP &&
+		    j->sc->stmts[i].is_file &&
+		    !strcmp(j->sc->stmts[i].file, name))
+			return &j->sc->stmts[i];
+	return NULL;
+}
 
 /* Can this process see real PFNs in its own pagemap? */
 static bool pfns_visible(void)
@@ -160,7 +192,34 @@ static int preflight(struct judge *j)
 	return 0;
 }
 
-/* Every range a statement maps or may grow into */
+/*
+ * The runner's own VMA within OWN_MARGIN of [lo, hi), or NULL. The
+ * kernel's half (the vsyscall page) is left out: a scenario reaching
+ * there is refused by the kernel and the model alike.
+ */
+static const struct krange *own_overlap(const struct krunner *r,
+					unsigned long lo, unsigned long hi)
+{
+	int i;
+
+	for (i = 0; i < r->nr_own; i++) {
+		const struct krange *o = &r->own[i];
+
+		if ((long)o->start < 0)
+			continue;
+		if (lo < o->end + OWN_MARGIN &&
+		    hi + OWN_MARGIN > o->start)
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * Every range a statement maps or may grow into must be clear of the
+ * runner's own memory, which every real process is a copy of: bad
+ * input, told at its line. A range that wraps is the kernel's and the
+ * model's to refuse.
+ */
 static int check_ranges(struct judge *j)
 {
 	int i;
@@ -183,14 +242,45 @@ static int check_ranges(struct judge *j)
 			}
 		}
 		for (k = 0; k < n; k++) {
-			if (hi[k] < lo[k] ||
-			    krunner_overlaps_own(&j->real, lo[k], hi[k],
-						 OWN_MARGIN)) {
-				why(j, "%s:%d: %#lx-%#lx is where this runner's own memory is (a sanitizer build?)",
-				    j->sc->path, st->line, lo[k], hi[k]);
-				return KERNEL_EXIT_SKIP;
-			}
+			const struct krange *o;
+
+			if (hi[k] <= lo[k])
+				continue;
+			o = own_overlap(&j->real, lo[k], hi[k]);
+			if (!o)
+				continue;
+			stmt_why(j, st, "%#lx-%#lx comes within 1 MiB of the runner's own memory at %#lx-%#lx, which every real process is a copy of; %s",
+				 lo[k], hi[k], o->start, o->end,
+				 KERNEL_UNDER_ASAN ?
+				 "this AddressSanitizer build's shadow memory takes 0x7fff8000-0x10007fff8000: run a plain build, or map from 0x200000000000 up" :
+				 "map from 0x100000000000 up, as the corpus does");
+			return 2;
 		}
+	}
+	return 0;
+}
+
+/*
+ * Refused at its line: a scenario needing more descriptors than
+ * RLIMIT_NOFILE gives, now that it is raised (kernel/limits.h). Before
+ * anything runs, as the parser's errors are.
+ */
+static int check_limits(struct judge *j)
+{
+	char buf[sizeof(j->res->why)];
+	long base = klimit_fds_in_use();
+	int i;
+
+	if (j->nofile < 0 || base < 0)
+		return 0;	/* unknown: a failing run still says why */
+	i = klimit_check(j->sc, base, j->nofile, buf, sizeof(buf));
+	if (i == -2) {
+		why(j, "out of memory");
+		return 2;
+	}
+	if (i >= 0) {
+		stmt_why(j, &j->sc->stmts[i], "%s", buf);
+		return 2;
 	}
 	return 0;
 }
@@ -207,9 +297,25 @@ static int drain(struct judge *j)
 	return 0;
 }
 
-static int runner_failed(struct judge *j, struct krunner *r, const char *side)
+static int runner_failed(struct judge *j, struct krunner *r,
+			 const char *side, const struct stmt *st)
 {
-	why(j, "%s run: %s", side, r->why);
+	stmt_why(j, st, "%s run: %s", side, r->why);
+	j->failed = true;
+	return -1;
+}
+
+/*
+ * The model never refuses a process: a fork the kernel refuses met a
+ * limit of this machine (pid_max, threads-max, a cgroup's pids.max,
+ * memory), not a rule of the scenario.
+ */
+static int fork_refused(struct judge *j, const char *side,
+			const struct stmt *st, int err)
+{
+	stmt_why(j, st, "%s run: the kernel refused the %s of %s: %s (a process limit of this machine: pid_max, threads-max, pids.max, memory)",
+		 side, st->kind == STMT_FORK ? "fork" : "creation",
+		 st->kind == STMT_FORK ? st->child : st->proc, strerror(err));
 	j->failed = true;
 	return -1;
 }
@@ -230,19 +336,35 @@ static int calibrate(struct judge *j)
 		    st->kind != STMT_EXIT)
 			continue;
 		ret = krunner_exec(&j->cal, st, NULL);
-		if (ret > 0) {
-			why(j, "calibration run: %s:%d: %s", j->sc->path,
-			    st->line, strerror(ret));
+		if (ret > 0)
+			return fork_refused(j, "calibration", st, ret);
+		if (ret < 0)
+			return runner_failed(j, &j->cal, "calibration", st);
+		if (drain(j)) {
+			j->res->line = st->line;
+			return -1;
+		}
+	}
+	j->cal_at[k] = j->counts[0];
+	/*
+	 * Its teardown's events still come to counts[0], now unused, but
+	 * hundreds of processes killed at once can overrun the trace
+	 * buffer, and a lost event fails every later drain: they exit one
+	 * at a time, newest first, drained in between.
+	 */
+	while (j->cal.nr_procs) {
+		struct stmt st = { .kind = STMT_EXIT };
+
+		memcpy(st.proc, j->cal.procs[j->cal.nr_procs - 1].name,
+		       sizeof(st.proc));
+		if (krunner_exec(&j->cal, &st, NULL)) {
+			why(j, "calibration run: teardown: %s", j->cal.why);
 			j->failed = true;
 			return -1;
 		}
-		if (ret < 0)
-			return runner_failed(j, &j->cal, "calibration");
 		if (drain(j))
 			return -1;
 	}
-	j->cal_at[k] = j->counts[0];
-	/* its teardown's events still come to counts[0], now unused */
 	krunner_stop(&j->cal);
 	return drain(j);
 }
@@ -259,9 +381,13 @@ static int run_real_until(struct judge *j, int end)
 		int ret = krunner_exec(&j->real, st, &fault);
 
 		if (ret < 0)
-			return runner_failed(j, &j->real, "real");
-		if (drain(j))
+			return runner_failed(j, &j->real, "real", st);
+		if (drain(j)) {
+			j->res->line = st->line;
 			return -1;
+		}
+		if (ret > 0 && (st->kind == STMT_PROC || st->kind == STMT_FORK))
+			return fork_refused(j, "real", st, ret);
 		if (ret > 0) {
 			j->kernel_err = ret;
 			j->kernel_err_stmt = j->next;
@@ -298,6 +424,7 @@ static int on_check(struct exec_state *es, const struct stmt *st, void *arg)
 	else
 		snprintf(where, sizeof(where), "%s:end", j->sc->path);
 	if (ksnap_take(&j->real, &j->kp, &ks, res->why, sizeof(res->why))) {
+		res->line = st ? st->line : 0;
 		j->failed = true;
 		return JUDGE_STOP;
 	}
@@ -443,6 +570,8 @@ static int judge(struct judge *j)
 	int i, ret, nr_checks = 0;
 
 	ret = preflight(j);
+	if (!ret)
+		ret = check_limits(j);
 	if (ret)
 		return ret;
 	ops = pick_backend(j);
@@ -458,8 +587,10 @@ static int judge(struct judge *j)
 	}
 	j->nr_points = nr_checks + 1;
 	ret = kfiles_create(&j->files, j->sc, j->res->why, sizeof(j->res->why));
-	if (ret == -2)
+	if (ret == -2) {
+		j->res->line = j->sc->stmts[j->files.stmt].line;
 		return 2;
+	}
 	if (ret)
 		return KERNEL_EXIT_SKIP;
 	j->res->cmp.filedir = j->files.dir;
@@ -475,7 +606,13 @@ static int judge(struct judge *j)
 	if (ret)
 		return ret;
 	if (krunner_open_files(&j->real, j->files.names, j->files.nr)) {
-		why(j, "%s", j->real.why);
+		const struct stmt *st = j->real.nr_files < j->files.nr ?
+			first_use(j, j->files.names[j->real.nr_files]) : NULL;
+
+		if (st)
+			stmt_why(j, st, "%s", j->real.why);
+		else
+			why(j, "%s", j->real.why);
 		return 2;
 	}
 	pids = (const pid_t[]){ j->cal.zygote.pid, j->real.zygote.pid };
@@ -534,7 +671,7 @@ int kjudge_run(const struct scenario *sc, const struct kjudge_opts *o,
 	res->cmp.max_report = o->max_report > 0 ? o->max_report : 20;
 	krunner_interrupted = 0;
 	caught_signal = 0;
-	install(&saved);
+	install(&saved, &j);
 
 	ret = judge(&j);
 	res->cmp.filedir = NULL;

@@ -30,7 +30,8 @@ struct kjudge_result {
 	struct kcompare cmp;
 	const char *rmap;	/* the backend the model ran */
 	int signal;		/* the signal that interrupted the run */
-	char why[256];		/* a 77's or failure's reason */
+	int line;		/* the statement why is about; 0 none */
+	char why[512];		/* a 77's or failure's reason */
 };
 
 /*

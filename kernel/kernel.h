@@ -23,6 +23,18 @@
 #define KERNEL_UNDER_TSAN	0
 #endif
 
+/* AddressSanitizer's shadow covers much of the address space */
+#if defined(__SANITIZE_ADDRESS__)
+#define KERNEL_UNDER_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KERNEL_UNDER_ASAN	1
+#endif
+#endif
+#ifndef KERNEL_UNDER_ASAN
+#define KERNEL_UNDER_ASAN	0
+#endif
+
 /* Exit status when this machine cannot serve (not root, no tracefs) */
 #define KERNEL_EXIT_SKIP	77
 

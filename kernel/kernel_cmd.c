@@ -36,9 +36,13 @@ static void usage(FILE *f)
 		"                test only: the model's Nth COW fault writes into the\n"
 		"                shared page, a wrong fact the comparison must catch\n"
 		"\n"
-		"Needs root, pagemap PFNs and tracefs. Exit status: 0 kernel and\n"
-		"model agree, 1 a difference, 2 bad input or a failed run, 77 this\n"
-		"machine cannot serve (the reason on stderr).\n");
+		"Needs root, pagemap PFNs and tracefs. RLIMIT_NOFILE is raised to\n"
+		"its hard limit; a scenario needing more descriptors than that, a\n"
+		"range within 1 MiB of the runner's own memory or a file over 1 GiB\n"
+		"is refused at its line (docs/scenario.md, the runner's limits).\n"
+		"Exit status: 0 kernel and model agree, 1 a difference, 2 bad input\n"
+		"or a failed run (FILE:LINE: why, where a statement is the cause),\n"
+		"77 this machine cannot serve (the reason on stderr).\n");
 }
 
 static void print_json(const char *path, const struct kjudge_result *r)
@@ -163,6 +167,8 @@ int cmd_kernel(int argc, char **argv)
 			print_json(sc.path, &res);
 		else
 			print_text(sc.path, &res);
+	} else if (res.why[0] && res.line) {
+		fprintf(stderr, "%s:%d: %s\n", sc.path, res.line, res.why);
 	} else if (res.why[0]) {
 		fprintf(stderr, "cowctx kernel: %s: %s\n", sc.path, res.why);
 	}

@@ -422,6 +422,15 @@ int krunner_open_files(struct krunner *r, char (*names)[SCN_NAME_MAX],
 {
 	int i;
 
+	free(r->file_fds);
+	r->file_fds = malloc((nr ? nr : 1) * sizeof(*r->file_fds));
+	if (!r->file_fds) {
+		fail(r, "out of memory");
+		return -1;
+	}
+	/* counted as they open: a failure leaves the failing one's index */
+	r->files = names;
+	r->nr_files = 0;
 	for (i = 0; i < nr; i++) {
 		struct agent_cmd cmd = { .op = AGENT_OPEN, .file = -1 };
 		struct agent_reply rep;
@@ -434,13 +443,12 @@ int krunner_open_files(struct krunner *r, char (*names)[SCN_NAME_MAX],
 		if (send_cmd(r, &r->zygote, &cmd, -1) ||
 		    recv_reply(r, r->zygote.sock, r->zygote.name, &rep))
 			return -1;
-		if (rep.err || rep.file != i) {
-			fail(r, "%s: %s", cmd.path, strerror(rep.err));
+		if (rep.err) {
+			fail(r, "file %s: %s", names[i], strerror(rep.err));
 			return -1;
 		}
+		r->file_fds[r->nr_files++] = rep.file;
 	}
-	r->files = names;
-	r->nr_files = nr;
 	return 0;
 }
 
@@ -459,11 +467,13 @@ static int do_mem(struct krunner *r, struct kproc *p, const struct stmt *st,
 	case STMT_MMAP:
 		cmd.op = AGENT_MMAP;
 		if (st->is_file) {
-			cmd.file = file_index(r, st->file);
-			if (cmd.file < 0) {
+			int f = file_index(r, st->file);
+
+			if (f < 0) {
 				fail(r, "file %s was not opened", st->file);
 				return -1;
 			}
+			cmd.file = r->file_fds[f];
 			cmd.offset = st->offset;
 		}
 		break;
@@ -562,6 +572,8 @@ void krunner_release(struct krunner *r)
 	free(r->procs);
 	free(r->pids);
 	free(r->own);
+	free(r->file_fds);
+	r->file_fds = NULL;
 	r->procs = NULL;
 	r->pids = NULL;
 	r->own = NULL;

@@ -40,6 +40,7 @@ struct krunner {
 	int nr_own;
 	const char *filedir;	/* where `file=NAME` files are */
 	char (*files)[SCN_NAME_MAX];	/* opened by the zygote, in order */
+	int *file_fds;		/* each one's descriptor in every agent */
 	int nr_files;
 	char why[256];		/* what went wrong, when a call failed */
 };
@@ -62,7 +63,8 @@ int krunner_start_many(struct krunner *const *rs, int n,
 /*
  * Have the zygote open the scenario's files @names (in r->filedir),
  * before any `proc`: all processes then share the open files.
- * 0, or -1 with r->why.
+ * 0, or -1 with r->why and r->nr_files the index of the file that
+ * failed.
  */
 int krunner_open_files(struct krunner *r, char (*names)[SCN_NAME_MAX],
 		       int nr);

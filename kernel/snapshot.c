@@ -40,23 +40,31 @@ static int read_vmas(struct krunner *r, struct kproc_snap *ps, char *why,
 	return 0;
 }
 
-static int read_pagemap(struct kproc_snap *ps, int fd, uint64_t *pm,
-			char *why, size_t whylen)
+/*
+ * Opened for each read, not held for the whole snapshot: a descriptor
+ * per process would double what a large tree needs (kernel/limits.h).
+ */
+static int read_pagemap(struct kproc_snap *ps, uint64_t *pm, char *why,
+			size_t whylen)
 {
 	unsigned long done = 0;
-	int i, err;
+	int i, err = 0, fd = proc_pagemap_open(ps->pid);
 
-	for (i = 0; i < ps->nr_vmas; i++) {
+	if (fd < 0)
+		err = fd;
+	for (i = 0; !err && i < ps->nr_vmas; i++) {
 		const struct kvma *v = &ps->vmas[i];
 		unsigned long n = (v->end - v->start) / 4096;
 
 		err = proc_pagemap_read(fd, v->start, n, pm + done);
-		if (err) {
-			say(why, whylen, "/proc/%d/pagemap (%s): %s",
-			    (int)ps->pid, ps->name, strerror(-err));
-			return -1;
-		}
 		done += n;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		say(why, whylen, "/proc/%d/pagemap (%s): %s", (int)ps->pid,
+		    ps->name, strerror(-err));
+		return -1;
 	}
 	return 0;
 }
@@ -81,19 +89,19 @@ static int alloc_pages(struct kproc_snap *ps, char *why, size_t whylen)
 }
 
 /* One read of every process's pagemap into @pm[i] */
-static int read_all_pagemaps(struct ksnap *s, const int *fds, uint64_t **pm,
-			     char *why, size_t whylen)
+static int read_all_pagemaps(struct ksnap *s, uint64_t **pm, char *why,
+			     size_t whylen)
 {
 	int i;
 
 	for (i = 0; i < s->nr; i++)
-		if (read_pagemap(&s->procs[i], fds[i], pm[i], why, whylen))
+		if (read_pagemap(&s->procs[i], pm[i], why, whylen))
 			return -1;
 	return 0;
 }
 
 static int read_pages(struct ksnap *s, const struct kpage_files *kp,
-		      const int *fds, char *why, size_t whylen)
+		      char *why, size_t whylen)
 {
 	uint64_t **pm = calloc(s->nr ? s->nr : 1, sizeof(*pm));
 	int i, try, ret = -1;
@@ -117,7 +125,7 @@ static int read_pages(struct ksnap *s, const struct kpage_files *kp,
 		for (i = 0; i < s->nr; i++)
 			for (j = 0; j < s->procs[i].nr_pages; j++)
 				s->procs[i].pages[j].pm = pm[i][j];
-		if (read_all_pagemaps(s, fds, pm, why, whylen))
+		if (read_all_pagemaps(s, pm, why, whylen))
 			goto out;
 		for (i = 0; i < s->nr && same; i++)
 			for (j = 0; j < s->procs[i].nr_pages; j++)
@@ -160,18 +168,14 @@ out:
 int ksnap_take(struct krunner *r, const struct kpage_files *kp,
 	       struct ksnap *s, char *why, size_t whylen)
 {
-	int *fds = NULL;
 	int i, ret = -1;
 
 	memset(s, 0, sizeof(*s));
 	s->procs = calloc(r->nr_procs ? r->nr_procs : 1, sizeof(*s->procs));
-	fds = malloc((r->nr_procs ? r->nr_procs : 1) * sizeof(*fds));
-	if (!s->procs || !fds) {
+	if (!s->procs) {
 		say(why, whylen, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < r->nr_procs; i++)
-		fds[i] = -1;
 	for (i = 0; i < r->nr_procs; i++) {
 		struct kproc_snap *ps = &s->procs[i];
 
@@ -181,19 +185,9 @@ int ksnap_take(struct krunner *r, const struct kpage_files *kp,
 		if (read_vmas(r, ps, why, whylen) ||
 		    alloc_pages(ps, why, whylen))
 			goto out;
-		fds[i] = proc_pagemap_open(ps->pid);
-		if (fds[i] < 0) {
-			say(why, whylen, "/proc/%d/pagemap (%s): %s",
-			    (int)ps->pid, ps->name, strerror(-fds[i]));
-			goto out;
-		}
 	}
-	ret = read_pages(s, kp, fds, why, whylen);
+	ret = read_pages(s, kp, why, whylen);
 out:
-	for (i = 0; fds && i < r->nr_procs; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	free(fds);
 	if (ret)
 		ksnap_free(s);
 	return ret;

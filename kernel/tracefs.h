@@ -4,7 +4,7 @@
  * kmem:kmem_cache_alloc/free events in a private tracefs instance,
  * limited to the runner's process trees with set_event_pid and
  * options/event-fork. Slab counters are too noisy for this
- * (../shared/reference/REAL-KERNEL.md).
+ * (docs/real-kernel.md).
  */
 #ifndef COWCTX_KERNEL_TRACEFS_H
 #define COWCTX_KERNEL_TRACEFS_H

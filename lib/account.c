@@ -80,6 +80,21 @@ void account_free(struct account *acct, int type, void *p,
 	model_free(p);
 }
 
+void account_charge(struct account *acct, int type, long n,
+		    size_t kernel_bytes)
+{
+	struct obj_type_stat *t = &acct->type[type];
+
+	if (n > 0)
+		t->allocs += n;
+	else
+		t->frees += -n;
+	t->live += n;
+	if (t->live > t->peak)
+		t->peak = t->live;
+	charge(acct, n * (long)kernel_bytes);
+}
+
 long account_live_total(const struct account *acct)
 {
 	long n = 0;

@@ -123,20 +123,16 @@ static void insert_fixup(struct interval_tree_root *root,
 	root->node->red = false;
 }
 
-void interval_tree_insert(struct interval_tree_node *node,
-			  struct interval_tree_root *root)
+void interval_tree_insert_at(struct interval_tree_node *node,
+			     struct interval_tree_node *parent,
+			     struct interval_tree_node **link,
+			     struct interval_tree_root *root)
 {
-	struct interval_tree_node **link = &root->node, *parent = NULL;
+	struct interval_tree_node *n;
 
-	while (*link) {
-		parent = *link;
-		if (parent->subtree_last < node->last)
-			parent->subtree_last = node->last;
-		if (node->start < parent->start)
-			link = &parent->left;
-		else
-			link = &parent->right;
-	}
+	/* subtree_last only grows towards the root: stop where it holds */
+	for (n = parent; n && n->subtree_last < node->last; n = n->parent)
+		n->subtree_last = node->last;
 	node->parent = parent;
 	node->left = NULL;
 	node->right = NULL;
@@ -145,6 +141,21 @@ void interval_tree_insert(struct interval_tree_node *node,
 	*link = node;
 	insert_fixup(root, node);
 	root->nr++;
+}
+
+void interval_tree_insert(struct interval_tree_node *node,
+			  struct interval_tree_root *root)
+{
+	struct interval_tree_node **link = &root->node, *parent = NULL;
+
+	while (*link) {
+		parent = *link;
+		if (node->start < parent->start)
+			link = &parent->left;
+		else
+			link = &parent->right;
+	}
+	interval_tree_insert_at(node, parent, link, root);
 }
 
 /*

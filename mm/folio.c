@@ -41,8 +41,7 @@ void folio_put(struct folio *folio)
 	if (folio->_mapcount)
 		model_bug("freeing a mapped folio (pfn %lu)", folio->pfn);
 	if (folio_test_anon(folio)) {
-		if (m->rmap->folio_free)
-			m->rmap->folio_free(folio);
+		rmap_folio_free(folio);
 		m->nr_anon_folios--;
 	}
 	list_del(&folio->lru);
@@ -52,15 +51,11 @@ void folio_put(struct folio *folio)
 
 void folio_add_mapcount(struct folio *folio, int delta)
 {
-	struct model *m = folio->model;
-
 	if (folio_test_flag(folio, PG_zero))
 		return;
 	folio->_mapcount += delta;
 	if (folio->_mapcount < 0)
 		model_bug("negative mapcount (pfn %lu)", folio->pfn);
-	if (folio_test_anon(folio) && m->rmap->folio_mapcount_changed)
-		m->rmap->folio_mapcount_changed(folio);
 }
 
 /*

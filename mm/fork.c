@@ -21,7 +21,6 @@ static struct mm_struct *mm_alloc(struct model *m, const char *comm)
 	init_rwsem(&mm->mmap_lock, &m->mmap_lock_stat);
 	snprintf(mm->comm, sizeof(mm->comm), "%s", comm);
 	mm->id = m->next_mm_id++;
-	mm->fork_seq = m->total_forks;
 	return mm;
 }
 
@@ -37,7 +36,8 @@ struct mm_struct *mm_create(struct model *m, const char *comm)
 
 	if (!mm)
 		return NULL;
-	if (m->rmap->mm_init && m->rmap->mm_init(mm)) {
+	set_current_mm(mm);
+	if (rmap_mm_init(mm)) {
 		model_free(mm);
 		return NULL;
 	}
@@ -50,7 +50,7 @@ static void exit_mmap(struct mm_struct *mm)
 {
 	unsigned long i;
 
-	down_write(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	for (i = 0; i < mm->mm_mt.nr; i++) {
 		struct vm_area_struct *vma = mm->mm_mt.vmas[i];
 
@@ -59,16 +59,16 @@ static void exit_mmap(struct mm_struct *mm)
 	free_all_pgtables(mm);
 	while (mm->mm_mt.nr)
 		remove_vma(mm->mm_mt.vmas[mm->mm_mt.nr - 1]);
-	up_write(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 }
 
 void mm_exit(struct mm_struct *mm)
 {
 	struct model *m = mm->model;
 
+	set_current_mm(mm);
 	exit_mmap(mm);
-	if (m->rmap->mm_exit)
-		m->rmap->mm_exit(mm);
+	rmap_mm_exit(mm);
 	model_free(mm->mm_mt.vmas);
 	list_del(&mm->mmlist);
 	m->nr_mms--;
@@ -78,7 +78,6 @@ void mm_exit(struct mm_struct *mm)
 /* Copy one VMA into the child: its rmap, then its page tables. */
 static int dup_vma(struct mm_struct *mm, struct vm_area_struct *mpnt)
 {
-	const struct rmap_ops *ops = mm->model->rmap;
 	struct vm_area_struct *tmp;
 	int err;
 
@@ -89,13 +88,14 @@ static int dup_vma(struct mm_struct *mm, struct vm_area_struct *mpnt)
 	if (tmp->vm_flags & VM_WIPEONFORK) {
 		/* the child starts with fresh, empty anonymous memory */
 		tmp->anon_vma = NULL;
-	} else if (ops->vma_fork) {
-		err = ops->vma_fork(tmp, mpnt);
+	} else {
+		err = rmap_vma_fork(tmp, mpnt);
 		if (err) {
 			vm_area_free(tmp);
 			return err;
 		}
 	}
+	anon_vma_id_fork(tmp, mpnt);
 	vma_link(mm, tmp);
 	model_hook(mm->model, HOOK_FORK_VMA_LINKED, mm, tmp);
 	if (!(tmp->vm_flags & VM_WIPEONFORK)) {
@@ -115,35 +115,39 @@ int mm_fork(struct mm_struct *oldmm, const char *comm,
 	unsigned long i;
 	int err = 0;
 
+	set_current_mm(oldmm);
 	m->total_forks++;
 	mm = mm_alloc(m, comm);
 	if (!mm)
 		return -ENOMEM;
-	if (m->rmap->mm_fork && m->rmap->mm_fork(oldmm, mm)) {
+	if (rmap_mm_fork(oldmm, mm)) {
 		model_free(mm);
 		return -ENOMEM;
 	}
 	mm_add(mm);
 
-	down_write(&oldmm->mmap_lock);
-	down_write(&mm->mmap_lock);
+	mmap_write_lock(oldmm);
+	mmap_write_lock(mm);
 	model_hook(m, HOOK_FORK_START, mm, NULL);
 	err = vma_tree_reserve(mm, oldmm->mm_mt.nr);
 	for (i = 0; !err && i < oldmm->mm_mt.nr; i++) {
 		struct vm_area_struct *mpnt = oldmm->mm_mt.vmas[i];
 
+		/* dup_mmap(): each parent VMA stays write-locked to the end */
+		vma_start_write(mpnt);
 		if (mpnt->vm_flags & VM_DONTCOPY)
 			continue;
 		err = dup_vma(mm, mpnt);
 	}
 	mm->total_vm = oldmm->total_vm;
-	up_write(&mm->mmap_lock);
-	up_write(&oldmm->mmap_lock);
+	mmap_write_unlock(mm);
+	mmap_write_unlock(oldmm);
 	if (err) {
 		/* a failed fork tears the half-made child down */
 		mm_exit(mm);
 		return err;
 	}
+	rmap_mm_fork_done(oldmm, mm);
 	model_hook(m, HOOK_FORK_END, mm, NULL);
 	*childp = mm;
 	return 0;

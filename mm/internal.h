@@ -3,6 +3,7 @@
 #ifndef COWCTX_MM_INTERNAL_H
 #define COWCTX_MM_INTERNAL_H
 
+#include <cowctx/bug.h>
 #include <cowctx/mm.h>
 #include <cowctx/rmap.h>
 
@@ -10,7 +11,7 @@
 #define MAX_MAP_COUNT	65530
 
 /* An internal inconsistency: always a bug in the model, never input. */
-__attribute__((noreturn)) void model_bug(const char *fmt, ...);
+#define model_bug(...)	cowctx_bug("model", __VA_ARGS__)
 
 /* vma_tree.c */
 int vma_tree_reserve(struct mm_struct *mm, unsigned long extra);
@@ -34,7 +35,7 @@ int move_pte(struct mm_struct *mm, unsigned long old_addr,
 struct folio *folio_alloc(struct model *m);
 void folio_get(struct folio *folio);
 void folio_put(struct folio *folio);
-/* mapcount changes, telling the backend */
+/* mapcount changes (the PTE counts stay with set_pte()) */
 void folio_add_mapcount(struct folio *folio, int delta);
 /* set/clear a PTE, keeping per-table counts and folio maps right */
 void set_pte(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
@@ -58,6 +59,16 @@ int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below);
 void vma_set_range(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end, unsigned long pgoff);
 
+/*
+ * The id a first fault gives @vma (a neighbour's, or a new one), with
+ * vm_anon_pgoff set to match; the caller stores the id once the backend
+ * has prepared the VMA.
+ */
+unsigned long anon_vma_id_prepare(struct vm_area_struct *vma);
+/* fork: the child's copy @vma of @pvma gets an anon_vma of its own */
+void anon_vma_id_fork(struct vm_area_struct *vma,
+		      const struct vm_area_struct *pvma);
+
 /* The merge state: Linux's struct vma_merge_struct, reduced */
 struct vma_merge_struct {
 	struct mm_struct *mm;
@@ -71,7 +82,7 @@ struct vma_merge_struct {
 	unsigned long pgoff;
 	unsigned long flags;
 	struct file *file;
-	void *anon_vma;
+	unsigned long anon_vma_id;	/* Linux's vmg->anon_vma, as a number */
 	bool just_expand;
 	bool nomem;
 };

@@ -20,7 +20,7 @@ static int update_flags(struct vm_area_struct *vma,
 	if (!vma)
 		return err;
 	*prev = vma;
-	vma->vm_lock_seq++;
+	vma_start_write(vma);
 	vma->vm_flags = new_flags;
 	return 0;
 }
@@ -94,11 +94,12 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len,
 	if (end == start)
 		return 0;
 
+	set_current_mm(mm);
 	/* DONTNEED only reads the VMA tree; the rest change VMAs */
 	if (advice == MADV_DONTNEED)
 		down_read(&mm->mmap_lock);
 	else
-		down_write(&mm->mmap_lock);
+		mmap_write_lock(mm);
 	vma = find_vma(mm, start);
 	prev = vma ? vma_prev(vma) : NULL;
 	if (vma && start > vma->vm_start)
@@ -128,6 +129,6 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len,
 	if (advice == MADV_DONTNEED)
 		up_read(&mm->mmap_lock);
 	else
-		up_write(&mm->mmap_lock);
+		mmap_write_unlock(mm);
 	return err ? err : unmapped_error;
 }

@@ -11,15 +11,21 @@
 
 static int anon_prepare(struct vm_area_struct *vma)
 {
-	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
+	unsigned long id;
 	int err;
 
 	if (vma->anon_vma)
 		return 0;
-	err = ops->anon_prepare(vma);
-	if (!err && !vma->anon_vma)
-		model_bug("%s: anon_prepare left anon_vma NULL", ops->name);
-	return err;
+	/* before the backend looks: it may key on vm_anon_pgoff */
+	id = anon_vma_id_prepare(vma);
+	err = rmap_anon_prepare(vma);
+	if (err)
+		return err;
+	if (!vma->anon_vma)
+		model_bug("%s: anon_prepare left anon_vma NULL",
+			  mm_rmap(vma->vm_mm)->name);
+	vma->anon_vma_id = id;
+	return 0;
 }
 
 /* A new exclusive anonymous folio for @vma at @addr, not yet mapped */
@@ -32,7 +38,7 @@ static struct folio *new_anon_folio(struct vm_area_struct *vma,
 	if (!folio)
 		return NULL;
 	folio_set_flag(folio, PG_anon_exclusive);
-	m->rmap->folio_add_new(folio, vma, addr);
+	rmap_folio_add_new(folio, vma, addr);
 	if (!folio_test_anon(folio))
 		model_bug("%s: folio_add_new left the folio without mapping",
 			  m->rmap->name);
@@ -171,7 +177,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		if (!reuse && folio->_refcount == 1) {
 			if (!vma->anon_vma)
 				model_bug("reuse in a VMA without anon_vma");
-			m->rmap->folio_move(folio, vma);
+			rmap_folio_move(folio, vma);
 			folio_set_flag(folio, PG_anon_exclusive);
 			reuse = true;
 		}
@@ -200,6 +206,7 @@ int handle_access(struct mm_struct *mm, unsigned long addr, bool write)
 	int err;
 
 	addr &= PAGE_MASK;
+	set_current_mm(mm);
 	down_read(&mm->mmap_lock);
 	vma = vma_lookup(mm, addr);
 	if (!vma || !access_permitted(vma, write)) {

@@ -36,6 +36,7 @@ int do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	unsigned long vm_flags, pgoff;
 	int err = 0;
 
+	set_current_mm(mm);
 	/* the order of Linux's checks decides which error is seen */
 	if (offset & ~PAGE_MASK)
 		return -EINVAL;
@@ -54,7 +55,7 @@ int do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	if (addr & ~PAGE_MASK)
 		return -EINVAL;
 
-	down_write(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	if (range_has_vma(mm, addr, addr + len)) {
 		err = -EEXIST;	/* MAP_FIXED_NOREPLACE */
 		goto out;
@@ -90,13 +91,14 @@ int do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	vma->vm_start = addr;
 	vma->vm_end = addr + len;
 	vma->vm_pgoff = pgoff;
+	vma->vm_anon_pgoff = addr >> PAGE_SHIFT;
 	vma->vm_flags = vm_flags;
 	vma->vm_file = file;
 	vma_link(mm, vma);
 out:
 	if (!err)
 		mm->total_vm += len >> PAGE_SHIFT;
-	up_write(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return err;
 }
 
@@ -156,8 +158,9 @@ int do_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 {
 	int err;
 
-	down_write(&mm->mmap_lock);
+	set_current_mm(mm);
+	mmap_write_lock(mm);
 	err = do_vmi_munmap(mm, addr, len);
-	up_write(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return err;
 }

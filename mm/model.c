@@ -1,23 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One model instance: a machine running one rmap backend. */
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-
 #include <cowctx/mm.h>
 #include "mm/internal.h"
-
-void model_bug(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "cowctx: model bug: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	abort();
-}
 
 struct model *model_create(const struct rmap_ops *ops)
 {
@@ -38,7 +22,8 @@ struct model *model_create(const struct rmap_ops *ops)
 	m->mmap_lock_stat.name = "mmap_lock";
 	m->ptl_stat.name = "ptl";
 	m->family_lock_stat.name = "family";
-	if (ops->init && ops->init(m)) {
+	m->family_lock_stat.lines = &m->family;
+	if (rmap_init(m)) {
 		model_free(m);
 		return NULL;
 	}
@@ -52,7 +37,6 @@ void model_destroy(struct model *m)
 	while (!list_empty(&m->mms))
 		mm_exit(list_first_entry(&m->mms, struct mm_struct, mmlist));
 	filemap_release_all(m);
-	if (m->rmap->destroy)
-		m->rmap->destroy(m);
+	rmap_destroy(m);
 	model_free(m);
 }

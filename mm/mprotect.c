@@ -33,7 +33,7 @@ static int mprotect_fixup(struct vm_area_struct *vma,
 	if (!vma)
 		return err;
 	*pprev = vma;
-	vma->vm_lock_seq++;
+	vma_start_write(vma);
 	vma->vm_flags = newflags;
 	change_protection(vma, start, end, newflags);
 	return 0;
@@ -57,7 +57,8 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
 
-	down_write(&mm->mmap_lock);
+	set_current_mm(mm);
+	mmap_write_lock(mm);
 	vma = find_vma(mm, start);
 	if (!vma || vma->vm_start >= end || vma->vm_start > start) {
 		err = -ENOMEM;
@@ -94,6 +95,6 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 	if (!err && tmp < end)
 		err = -ENOMEM;	/* the range runs past the last VMA */
 out:
-	up_write(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return err;
 }

@@ -22,17 +22,19 @@ static struct vm_area_struct *copy_vma(struct vm_area_struct **vmap,
 {
 	struct vm_area_struct *vma = *vmap, *new_vma;
 	struct mm_struct *mm = vma->vm_mm;
-	unsigned long vma_start = vma->vm_start;
+	unsigned long vma_start = vma->vm_start, anon_pgoff;
 	struct vma_merge_struct vmg = {
 		.mm = mm,
 		.start = addr,
 		.end = addr + len,
 		.flags = vma->vm_flags,
 		.file = vma->vm_file,
-		.anon_vma = vma->anon_vma,
+		.anon_vma_id = vma->anon_vma_id,
 		.copied_from = vma,
 	};
 
+	/* the pages keep their anonymous offsets, as they keep vm_pgoff */
+	anon_pgoff = pgoff + (vma->vm_anon_pgoff - vma->vm_pgoff);
 	/* unfaulted anonymous memory may take a pgoff that merges better */
 	if (vma_is_anonymous(vma) && !vma->anon_vma)
 		pgoff = addr >> PAGE_SHIFT;
@@ -57,9 +59,9 @@ static struct vm_area_struct *copy_vma(struct vm_area_struct **vmap,
 		return NULL;
 	new_vma->vm_start = addr;
 	new_vma->vm_end = addr + len;
+	new_vma->vm_anon_pgoff = anon_pgoff;
 	new_vma->vm_pgoff = pgoff;
-	if (mm->model->rmap->vma_clone &&
-	    mm->model->rmap->vma_clone(new_vma, vma)) {
+	if (rmap_vma_clone(new_vma, vma)) {
 		vm_area_free(new_vma);
 		return NULL;
 	}
@@ -76,7 +78,6 @@ static int move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 			    unsigned long new_addr, unsigned long len,
 			    bool need_rmap_locks)
 {
-	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long off;
 
@@ -86,13 +87,14 @@ static int move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 		if (ptep && pte_present(*ptep) && !pte_alloc(mm, new_addr + off))
 			return -ENOMEM;
 	}
-	if (need_rmap_locks && ops->take_rmap_locks)
-		ops->take_rmap_locks(vma);
+	need_rmap_locks = rmap_move_needs_locks(vma, need_rmap_locks);
+	if (need_rmap_locks)
+		rmap_take_locks(vma);
 	for (off = 0; off < len; off += PAGE_SIZE)
 		if (move_pte(mm, old_addr + off, new_addr + off))
 			model_bug("move_pte failed after preallocation");
-	if (need_rmap_locks && ops->drop_rmap_locks)
-		ops->drop_rmap_locks(vma);
+	if (need_rmap_locks)
+		rmap_drop_locks(vma);
 	return 0;
 }
 
@@ -109,7 +111,7 @@ static int move_vma(struct vm_area_struct *vma, unsigned long old_addr,
 
 	if (mm->map_count >= MAX_MAP_COUNT - 3)
 		return -ENOMEM;
-	vma->vm_lock_seq++;
+	vma_start_write(vma);
 	new_pgoff = vma->vm_pgoff + ((old_addr - vma->vm_start) >> PAGE_SHIFT);
 	new_vma = copy_vma(&vma, new_addr, new_len, new_pgoff,
 			   &need_rmap_locks);
@@ -133,11 +135,9 @@ static int move_vma(struct vm_area_struct *vma, unsigned long old_addr,
 		 */
 		if (vma->vm_start == old_addr &&
 		    vma->vm_end == old_addr + old_len) {
-			const struct rmap_ops *ops = mm->model->rmap;
-
-			if (ops->vma_unlink)
-				ops->vma_unlink(vma);
+			rmap_vma_unlink(vma);
 			vma->anon_vma = NULL;
+			vma->anon_vma_id = 0;
 		}
 		return 0;
 	}
@@ -237,7 +237,7 @@ static int mremap_expand(struct vm_area_struct *vma, unsigned long delta)
 		.pgoff = vma->vm_pgoff + vma_pages(vma),
 		.flags = vma->vm_flags,
 		.file = vma->vm_file,
-		.anon_vma = vma->anon_vma,
+		.anon_vma_id = vma->anon_vma_id,
 	};
 
 	if (!vma_merge_new_range(&vmg))
@@ -346,8 +346,9 @@ int do_mremap(struct mm_struct *mm, unsigned long addr,
 	if (!new_len)
 		return -EINVAL;
 
-	down_write(&mm->mmap_lock);
+	set_current_mm(mm);
+	mmap_write_lock(mm);
 	err = mremap_locked(mm, addr, old_len, new_len, flags, new_addr);
-	up_write(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return err;
 }

@@ -33,8 +33,10 @@ struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 	vma->vm_end = orig->vm_end;
 	vma->vm_flags = orig->vm_flags;
 	vma->vm_pgoff = orig->vm_pgoff;
+	vma->vm_anon_pgoff = orig->vm_anon_pgoff;
 	vma->vm_file = orig->vm_file;
 	vma->anon_vma = orig->anon_vma;
+	vma->anon_vma_id = orig->anon_vma_id;
 	return vma;
 }
 
@@ -46,57 +48,150 @@ void vm_area_free(struct vm_area_struct *vma)
 
 void vma_link(struct mm_struct *mm, struct vm_area_struct *vma)
 {
-	const struct rmap_ops *ops = mm->model->rmap;
-
 	vma_tree_insert(mm, vma);
-	if (ops->vma_link)
-		ops->vma_link(vma);
+	rmap_vma_link(vma);
 }
 
 /* Out of the tree, out of the rmap, freed. Its PTEs are already gone. */
 void remove_vma(struct vm_area_struct *vma)
 {
-	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
-
 	vma_tree_remove(vma->vm_mm, vma);
-	if (ops->vma_unlink)
-		ops->vma_unlink(vma);
+	rmap_vma_unlink(vma);
 	vma->anon_vma = NULL;
+	vma->anon_vma_id = 0;
 	vm_area_free(vma);
+}
+
+/*
+ * Linux's merge rules look at a VMA's anon_vma for three things, and only
+ * among VMAs of one mm: whether it is NULL, whether it is the very object
+ * a neighbour has (is_mergeable_anon_vma(), can_vma_merge_right()'s check
+ * that prev and next agree, find_mergeable_anon_vma() at a first fault),
+ * and whether its chain came through fork (vma_had_uncowed_parents()).
+ * A backend without anon_vmas (the COW context has one context for every
+ * VMA of an mm) cannot answer the last two the same way, and a program
+ * could then tell which reverse map runs by which mremap it is refused.
+ * So the model keeps the answers itself, for every backend alike, in one
+ * word per VMA, vma->anon_vma_id: 0 where Linux's anon_vma is NULL, else
+ * a number two VMAs of one mm share exactly when Linux gives them one
+ * anon_vma, with ANON_VMA_ID_FORKED set when that VMA's anon_vma_chain
+ * has more than one link.
+ *
+ * Why one word is enough: within one mm, VMAs sharing an anon_vma also
+ * share the shape of their chains. They got it by split, mremap's copy
+ * or dup_anon_vma(), which copy the chain, or at a first fault from a
+ * neighbour whose chain is a single link (and the new chain is one link
+ * too). Fork gives every child VMA an anon_vma no other VMA of the child
+ * has (a new one, or an old one no VMA uses any more), behind a chain of
+ * two links or more. So a number is drawn where Linux allocates an
+ * anon_vma (a first fault not sharing a neighbour's, and fork), copied
+ * where Linux copies the pointer, cleared where Linux unlinks the chain,
+ * and nothing else: no object, no lock, no backend hook. The anon_vma
+ * instance checks after every statement that its real anon_vmas and
+ * these numbers agree (scenario/layout.c). A kernel running the COW
+ * context would keep the number in vma->anon_vma, a pointer it no longer
+ * needs (a VMA's context is its mm's): no byte is added for it.
+ *
+ * The same places keep vm_anon_pgoff consistent: every VMA sharing an
+ * anon_vma_id has one difference vm_anon_pgoff - vm_pgoff (split, the
+ * copy and range changes all keep a VMA's difference), so two VMAs Linux
+ * lets merge (same anon_vma, contiguous vm_pgoff) have contiguous
+ * anonymous offsets as well, and no merge rule changes for them. A VMA
+ * without anon state has no anonymous page, so its vm_anon_pgoff may
+ * change freely: it takes vm_start >> PAGE_SHIFT (no remap entry
+ * needed) when it gets a new anon_vma_id, and the difference of the VMA
+ * whose anon_vma_id it takes otherwise.
+ */
+static unsigned long new_anon_vma_id(struct model *m, bool forked)
+{
+	return (++m->last_anon_vma_id << 1) | (forked ? ANON_VMA_ID_FORKED : 0);
+}
+
+/* @vma's anonymous offset for the pages at @pgoff, at @from's difference */
+static unsigned long anon_pgoff_like(const struct vm_area_struct *from,
+				     unsigned long pgoff)
+{
+	return pgoff + (from->vm_anon_pgoff - from->vm_pgoff);
+}
+
+/* anon_vma_compatible() (mm/vma.c): could @a and @b share an anon_vma? */
+static bool anon_compatible(const struct vm_area_struct *a,
+			    const struct vm_area_struct *b)
+{
+	return a->vm_end == b->vm_start && a->vm_file == b->vm_file &&
+	       !((a->vm_flags ^ b->vm_flags) &
+		 ~(VM_ACCESS_FLAGS | VM_SOFTDIRTY)) &&
+	       b->vm_pgoff == a->vm_pgoff +
+			      ((b->vm_start - a->vm_start) >> PAGE_SHIFT);
+}
+
+/* reusable_anon_vma(): @old's anon_vma, if its chain is one link */
+static const struct vm_area_struct *
+reusable(const struct vm_area_struct *old, const struct vm_area_struct *a,
+	 const struct vm_area_struct *b)
+{
+	if (anon_compatible(a, b) && old->anon_vma_id &&
+	    !(old->anon_vma_id & ANON_VMA_ID_FORKED))
+		return old;
+	return NULL;
+}
+
+unsigned long anon_vma_id_prepare(struct vm_area_struct *vma)
+{
+	const struct vm_area_struct *from = NULL;
+	struct vm_area_struct *prev = vma_prev(vma), *next = vma_next(vma);
+
+	/* find_mergeable_anon_vma(): next first, then prev */
+	if (next)
+		from = reusable(next, vma, next);
+	if (!from && prev)
+		from = reusable(prev, prev, vma);
+	if (from) {
+		vma->vm_anon_pgoff = anon_pgoff_like(from, vma->vm_pgoff);
+		return from->anon_vma_id;
+	}
+	vma->vm_anon_pgoff = vma->vm_start >> PAGE_SHIFT;
+	return new_anon_vma_id(vma->vm_mm->model, false);
+}
+
+void anon_vma_id_fork(struct vm_area_struct *vma,
+		      const struct vm_area_struct *pvma)
+{
+	vma->anon_vma_id = pvma->anon_vma_id && vma->anon_vma ?
+			   new_anon_vma_id(vma->vm_mm->model, true) : 0;
 }
 
 static void adjust_begin(struct vm_area_struct *vma)
 {
-	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
-
-	vma->vm_lock_seq++;	/* vma_start_write() */
-	if (ops->vma_adjust_begin)
-		ops->vma_adjust_begin(vma);
+	vma_start_write(vma);
+	rmap_vma_prepare(vma, NULL);
 }
 
 static void adjust_end(struct vm_area_struct *vma)
 {
-	const struct rmap_ops *ops = vma->vm_mm->model->rmap;
+	rmap_vma_complete(vma, NULL);
+}
 
-	if (ops->vma_adjust_end)
-		ops->vma_adjust_end(vma);
+static void set_range(struct vm_area_struct *vma, unsigned long start,
+		      unsigned long end, unsigned long pgoff)
+{
+	vma->vm_anon_pgoff = anon_pgoff_like(vma, pgoff);
+	vma->vm_start = start;
+	vma->vm_end = end;
+	vma->vm_pgoff = pgoff;
 }
 
 void vma_set_range(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end, unsigned long pgoff)
 {
 	adjust_begin(vma);
-	vma->vm_start = start;
-	vma->vm_end = end;
-	vma->vm_pgoff = pgoff;
+	set_range(vma, start, end, pgoff);
 	adjust_end(vma);
 }
 
 static int clone_anon(struct vm_area_struct *dst, struct vm_area_struct *src)
 {
-	const struct rmap_ops *ops = dst->vm_mm->model->rmap;
-
-	return ops->vma_clone ? ops->vma_clone(dst, src) : 0;
+	return rmap_vma_clone(dst, src);
 }
 
 /*
@@ -125,6 +220,7 @@ int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below)
 	new->vm_start = new_below ? lo_start : hi_start;
 	new->vm_end = new_below ? hi_start : vma->vm_end;
 	new->vm_pgoff = linear_page_index(vma, new->vm_start);
+	new->vm_anon_pgoff = linear_anon_page_index(vma, new->vm_start);
 	err = clone_anon(new, vma);
 	if (err) {
 		vm_area_free(new);
@@ -139,14 +235,10 @@ int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below)
 	return 0;
 }
 
+/* vma_had_uncowed_parents(), from the model's anon_vma_id */
 static bool fork_child(struct vm_area_struct *vma)
 {
-	const struct rmap_ops *ops;
-
-	if (!vma || !vma->anon_vma)
-		return false;
-	ops = vma->vm_mm->model->rmap;
-	return ops->vma_is_fork_child && ops->vma_is_fork_child(vma);
+	return vma && (vma->anon_vma_id & ANON_VMA_ID_FORKED);
 }
 
 static bool is_mergeable_vma(struct vma_merge_struct *vmg, bool merge_next)
@@ -168,8 +260,8 @@ static bool is_mergeable_anon_vma(struct vma_merge_struct *vmg,
 				  bool merge_next)
 {
 	struct vm_area_struct *tgt = merge_next ? vmg->next : vmg->prev;
-	void *tgt_anon = tgt->anon_vma;
-	void *src_anon = vmg->anon_vma;
+	unsigned long tgt_anon = tgt->anon_vma_id;
+	unsigned long src_anon = vmg->anon_vma_id;
 
 	if (!tgt_anon && src_anon)
 		return !fork_child(vmg->middle) && !fork_child(vmg->copied_from);
@@ -205,7 +297,7 @@ static bool can_vma_merge_left(struct vma_merge_struct *vmg)
 static bool can_vma_merge_right(struct vma_merge_struct *vmg,
 				bool can_merge_left)
 {
-	void *prev_anon, *next_anon;
+	unsigned long prev_anon, next_anon;
 
 	if (!vmg->next || vmg->end != vmg->next->vm_start ||
 	    !can_vma_merge_before(vmg))
@@ -213,26 +305,41 @@ static bool can_vma_merge_right(struct vma_merge_struct *vmg,
 	if (!can_merge_left)
 		return true;
 	/* both sides fit the range; they must also fit each other */
-	prev_anon = vmg->prev->anon_vma;
-	next_anon = vmg->next->anon_vma;
+	prev_anon = vmg->prev->anon_vma_id;
+	next_anon = vmg->next->anon_vma_id;
 	return !prev_anon || !next_anon || prev_anon == next_anon;
 }
 
 /*
  * dup_anon_vma(): the expanding @dst covers pages @src had faulted,
- * so it takes @src's anon state if it has none.
+ * so it takes @src's anon state if it has none, and with it @src's
+ * anonymous offsets (@dst has no anonymous page to keep in place).
  */
 static int dup_anon_vma(struct vm_area_struct *dst, struct vm_area_struct *src)
 {
+	unsigned long anon_pgoff = dst->vm_anon_pgoff;
 	int err;
 
-	if (!src->anon_vma || dst->anon_vma)
+	if (!src->anon_vma_id || dst->anon_vma_id)
 		return 0;
 	dst->anon_vma = src->anon_vma;
+	dst->vm_anon_pgoff = anon_pgoff_like(src, dst->vm_pgoff);
 	err = clone_anon(dst, src);
-	if (err)
+	if (err) {
 		dst->anon_vma = NULL;
-	return err;
+		dst->vm_anon_pgoff = anon_pgoff;
+		return err;
+	}
+	dst->anon_vma_id = src->anon_vma_id;
+	return 0;
+}
+
+/* Did a test ask for this merge to be refused (a deliberately wrong layout)? */
+static bool skip_this_merge(struct model *m)
+{
+	if (m->skip_merge_nth <= 0)
+		return false;
+	return --m->skip_merge_nth == 0;
 }
 
 /*
@@ -274,7 +381,7 @@ struct vm_area_struct *vma_merge_new_range(struct vma_merge_struct *vmg)
 		return NULL;
 	left = can_vma_merge_left(vmg);
 	right = !vmg->just_expand && can_vma_merge_right(vmg, left);
-	if (!left && !right)
+	if ((!left && !right) || skip_this_merge(vmg->mm->model))
 		return NULL;
 	if (right) {
 		vmg->target = vmg->next;
@@ -336,7 +443,7 @@ vma_merge_existing_range(struct vma_merge_struct *vmg)
 		next = vmg->next = vma_next(mid);
 		into_next = can_vma_merge_right(vmg, into_prev);
 	}
-	if (!into_prev && !into_next)
+	if ((!into_prev && !into_next) || skip_this_merge(vmg->mm->model))
 		return NULL;
 
 	if (into_prev) {
@@ -353,7 +460,8 @@ vma_merge_existing_range(struct vma_merge_struct *vmg)
 		if (into_next)
 			plan.gone[1] = next;
 		/* prev imports the anon state of what it swallows */
-		err = dup_anon_vma(prev, into_next && next->anon_vma ? next : mid);
+		err = dup_anon_vma(prev,
+				   into_next && next->anon_vma_id ? next : mid);
 	} else if (whole) {
 		plan.survivor = plan.returned = next;
 		plan.start = vmg->start;
@@ -381,20 +489,21 @@ vma_merge_existing_range(struct vma_merge_struct *vmg)
 	for (i = 0; i < 2; i++)
 		if (plan.gone[i])
 			remove_vma(plan.gone[i]);
-	if (plan.moved_by < 0) {
-		vma_set_range(plan.survivor, plan.start, plan.end, plan.pgoff);
-		vma_set_range(plan.moved, plan.moved->vm_start + plan.moved_by,
-			      plan.moved->vm_end,
-			      plan.moved->vm_pgoff - PHYS_PFN(-plan.moved_by));
-	} else {
-		if (plan.moved)
-			vma_set_range(plan.moved,
-				      plan.moved->vm_start + plan.moved_by,
-				      plan.moved->vm_end,
-				      plan.moved->vm_pgoff +
-				      PHYS_PFN(plan.moved_by));
-		vma_set_range(plan.survivor, plan.start, plan.end, plan.pgoff);
-	}
+	/*
+	 * commit_merge(): one vma_prepare()/vma_complete() for the survivor
+	 * and the neighbour whose edge moves (its adj_next), so a backend
+	 * locks once for both, as Linux does.
+	 */
+	vma_start_write(plan.survivor);
+	if (plan.moved)
+		vma_start_write(plan.moved);
+	rmap_vma_prepare(plan.survivor, plan.moved);
+	set_range(plan.survivor, plan.start, plan.end, plan.pgoff);
+	if (plan.moved)
+		set_range(plan.moved, plan.moved->vm_start + plan.moved_by,
+			  plan.moved->vm_end,
+			  plan.moved->vm_pgoff + plan.moved_by / (long)PAGE_SIZE);
+	rmap_vma_complete(plan.survivor, plan.moved);
 	return plan.returned;
 }
 
@@ -412,7 +521,7 @@ struct vm_area_struct *vma_modify_flags(struct vm_area_struct *prev,
 		.pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT),
 		.flags = new_flags,
 		.file = vma->vm_file,
-		.anon_vma = vma->anon_vma,
+		.anon_vma_id = vma->anon_vma_id,
 	};
 	struct vm_area_struct *merged;
 	int err;

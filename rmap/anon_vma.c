@@ -20,10 +20,9 @@
  * kept here because the running kernel's tracepoints are the judge.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 
+#include <cowctx/bug.h>
 #include <cowctx/mm.h>
 #include "mm/internal.h"
 #include "rmap/anon_vma.h"
@@ -49,8 +48,7 @@ static const char *const site_name[AV_NR_LOCK_SITES] = {
 	[AV_LOCK_MREMAP] = "anon_vma_root.mremap",
 };
 
-__attribute__((noreturn, format(printf, 1, 2)))
-static void anon_vma_bug(const char *fmt, ...);
+#define anon_vma_bug(...)	cowctx_bug("anon_vma", __VA_ARGS__)
 
 static struct anon_vma_state *vma_state(struct vm_area_struct *vma)
 {
@@ -142,6 +140,9 @@ static struct anon_vma *anon_vma_alloc(struct model *m)
 	anon_vma->parent = anon_vma;
 	anon_vma->root = anon_vma;
 	init_rwsem(&anon_vma->rwsem, &m->family_lock_stat);
+	/* its first line: root, rwsem, refcount (and num_children) */
+	anon_vma->rwsem.line = &anon_vma->line;
+	family_line_init(&m->family, &anon_vma->line);
 	interval_tree_init(&anon_vma->rb_root);
 	anon_vma->id = st->next_id++;
 	list_add_tail(&anon_vma->node, &st->anon_vmas);
@@ -168,9 +169,16 @@ static void anon_vma_free(struct model *m, struct anon_vma *anon_vma)
 		     ANON_VMA_KERNEL_BYTES);
 }
 
-static void get_anon_vma(struct anon_vma *anon_vma)
+/* atomic_t refcount: every change is a read-modify-write of its line */
+static void refcount_add(struct model *m, struct anon_vma *anon_vma, int n)
 {
-	anon_vma->refcount++;
+	anon_vma->refcount += n;
+	family_atomic(&m->family, &anon_vma->line);
+}
+
+static void get_anon_vma(struct model *m, struct anon_vma *anon_vma)
+{
+	refcount_add(m, anon_vma, 1);
 }
 
 /*
@@ -182,10 +190,14 @@ static void put_anon_vma(struct model *m, struct anon_vma *anon_vma)
 {
 	struct anon_vma *root = anon_vma->root;
 
-	if (--anon_vma->refcount)
+	refcount_add(m, anon_vma, -1);
+	if (anon_vma->refcount)
 		return;
 	anon_vma_free(m, anon_vma);
-	if (root != anon_vma && --root->refcount == 0)
+	if (root == anon_vma)
+		return;
+	refcount_add(m, root, -1);
+	if (!root->refcount)
 		anon_vma_free(m, root);
 }
 
@@ -432,7 +444,7 @@ static int anon_vma_fork(struct vm_area_struct *vma,
 	anon_vma->parent = pvma->anon_vma;
 	anon_vma->root = anon_vma->parent->root;
 	/* the lock lives in the root: it must outlive every descendant */
-	get_anon_vma(anon_vma->root);
+	get_anon_vma(m, anon_vma->root);
 	vma->anon_vma = anon_vma;
 	avc_attach(avc, vma, anon_vma);
 	root = root_lock_write(st, anon_vma, AV_LOCK_FORK);
@@ -491,23 +503,37 @@ static void anon_vma_vma_unlink(struct vm_area_struct *vma)
 	unlink_anon_vmas(vma, AV_LOCK_UNLINK);
 }
 
+static struct anon_vma *vma_root(struct vm_area_struct *vma)
+{
+	return vma->anon_vma ? ((struct anon_vma *)vma->anon_vma)->root : NULL;
+}
+
 /*
  * vma_prepare()/vma_complete(): the tree key is the VMA's range, so
  * its AVCs leave every tree before the range changes and come back
- * after, all under the root's write lock.
+ * after, under the root's write lock. vma_prepare() takes that lock
+ * once for its vma and adj_next together (they share an anon_vma, or
+ * one has none), so the pair is one acquisition here too: taken by the
+ * first begin that has anon state, dropped by the last end.
  */
 static void anon_vma_adjust_begin(struct vm_area_struct *vma)
 {
 	struct anon_vma_state *st = vma_state(vma);
+	struct anon_vma *root = vma_root(vma);
 	struct anon_vma_chain *avc;
 
-	if (st->adjusting)
-		anon_vma_bug("nested vma_adjust_begin");
-	st->adjusting = vma;
-	st->adjust_root = NULL;
-	if (!vma->anon_vma)
+	if (st->nr_adjusting == sizeof(st->adjusting) / sizeof(*st->adjusting))
+		anon_vma_bug("more than two VMAs in one vma_prepare()");
+	if (!st->nr_adjusting)
+		st->adjust_root = NULL;
+	st->adjusting[st->nr_adjusting++] = vma;
+	if (!root)
 		return;
-	st->adjust_root = root_lock_write(st, vma->anon_vma, AV_LOCK_ADJUST);
+	if (!st->adjust_root)
+		st->adjust_root = root_lock_write(st, vma->anon_vma,
+						  AV_LOCK_ADJUST);
+	else if (st->adjust_root != root)
+		anon_vma_bug("vma_prepare() over two anon_vma families");
 	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
 		avc_tree_remove(st, avc);
 }
@@ -515,24 +541,30 @@ static void anon_vma_adjust_begin(struct vm_area_struct *vma)
 static void anon_vma_adjust_end(struct vm_area_struct *vma)
 {
 	struct anon_vma_state *st = vma_state(vma);
-	struct anon_vma *root = st->adjust_root;
+	struct anon_vma *root = vma_root(vma);
 	struct anon_vma_chain *avc;
+	unsigned int i;
 
-	if (st->adjusting != vma)
+	for (i = 0; i < st->nr_adjusting && st->adjusting[i] != vma; i++)
+		;
+	if (i == st->nr_adjusting)
 		anon_vma_bug("vma_adjust_end without vma_adjust_begin");
-	st->adjusting = NULL;
-	if ((vma->anon_vma ? ((struct anon_vma *)vma->anon_vma)->root :
-	     NULL) != root)
+	st->adjusting[i] = st->adjusting[--st->nr_adjusting];
+	if (root && root != st->adjust_root)
 		anon_vma_bug("VMA %lu changed anon_vma while adjusting",
 			     vma->id);
-	if (!root)
-		return;
-	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
-		avc->rb.start = vma->vm_pgoff;
-		avc->rb.last = vma->vm_pgoff + vma_pages(vma) - 1;
-		interval_tree_insert(&avc->rb, &avc->anon_vma->rb_root);
+	if (root) {
+		list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
+			avc->rb.start = vma->vm_pgoff;
+			avc->rb.last = vma->vm_pgoff + vma_pages(vma) - 1;
+			interval_tree_insert(&avc->rb,
+					     &avc->anon_vma->rb_root);
+		}
 	}
-	root_unlock_write(st, root);
+	if (!st->nr_adjusting && st->adjust_root) {
+		root_unlock_write(st, st->adjust_root);
+		st->adjust_root = NULL;
+	}
 }
 
 /*
@@ -663,15 +695,6 @@ static void anon_vma_destroy(struct model *m)
 	m->rmap_private = NULL;
 }
 
-static void print_lock_stat(FILE *out, const char *name,
-			    const struct lock_stat *s, bool comma)
-{
-	fprintf(out, "\"%s\": {\"read\": %lu, \"write\": %lu, "
-		"\"objects_touched\": %lu, \"max_touched\": %lu}%s",
-		name, s->read_acquired, s->write_acquired,
-		s->objects_touched, s->max_touched, comma ? ", " : "");
-}
-
 static void anon_vma_print_json(struct model *m, FILE *out)
 {
 	struct anon_vma_state *st = anon_vma_state(m);
@@ -688,11 +711,14 @@ static void anon_vma_print_json(struct model *m, FILE *out)
 			total.max_touched = s->max_touched;
 	}
 	fprintf(out, "\"locks\": {");
-	print_lock_stat(out, total.name, &total, true);
-	for (i = 0; i < AV_NR_LOCK_SITES; i++)
-		print_lock_stat(out, site_name[i], &st->site[i],
-				i + 1 < AV_NR_LOCK_SITES);
-	fprintf(out, "}");
+	lock_stat_print_json(out, total.name, &total);
+	for (i = 0; i < AV_NR_LOCK_SITES; i++) {
+		fputs(", ", out);
+		lock_stat_print_json(out, site_name[i], &st->site[i]);
+	}
+	fputs(", ", out);
+	family_print_json(out, &m->family_lock_stat, &m->family);
+	fputc('}', out);
 }
 
 const struct rmap_ops anon_vma_rmap_ops = {
@@ -715,236 +741,3 @@ const struct rmap_ops anon_vma_rmap_ops = {
 	.print_json = anon_vma_print_json,
 };
 
-/* ---- validation ---------------------------------------------------- */
-
-static char validate_msg[256];
-
-#define invalid(...)							\
-	({								\
-		snprintf(validate_msg, sizeof(validate_msg), __VA_ARGS__); \
-		validate_msg;						\
-	})
-
-static int cmp_ptr(const void *a, const void *b)
-{
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Per-anon_vma tallies gathered from the VMAs and anon_vmas */
-struct av_tally {
-	unsigned long avcs;
-	unsigned long active;
-	unsigned long children;
-	long pins;		/* descendants pinning this root */
-};
-
-static struct av_tally *tally_of(struct anon_vma **sorted, size_t n,
-				 struct av_tally *tally, struct anon_vma *av)
-{
-	struct anon_vma **p = bsearch(&av, sorted, n, sizeof(*sorted),
-				      cmp_ptr);
-
-	return p ? &tally[p - sorted] : NULL;
-}
-
-static const char *validate_vma(struct vm_area_struct *vma,
-				struct anon_vma **sorted, size_t n,
-				struct av_tally *tally)
-{
-	struct anon_vma_chain *avc;
-	struct anon_vma *root = NULL;
-	struct av_tally *t;
-	bool own_found = false;
-
-	if (!vma->anon_vma != list_empty(&vma->anon_vma_chain))
-		return invalid("VMA %lu: anon_vma %s but chain %s", vma->id,
-			       vma->anon_vma ? "set" : "NULL",
-			       list_empty(&vma->anon_vma_chain) ?
-			       "empty" : "not empty");
-	if (!vma->anon_vma)
-		return NULL;
-	t = tally_of(sorted, n, tally, vma->anon_vma);
-	if (!t)
-		return invalid("VMA %lu points at a freed anon_vma", vma->id);
-	t->active++;
-	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
-		struct anon_vma *av = avc->anon_vma;
-
-		t = tally_of(sorted, n, tally, av);
-		if (!t)
-			return invalid("VMA %lu links a freed anon_vma",
-				       vma->id);
-		t->avcs++;
-		if (avc->vma != vma)
-			return invalid("VMA %lu: AVC of another VMA", vma->id);
-		if (avc->rb.start != vma->vm_pgoff ||
-		    avc->rb.last != vma->vm_pgoff + vma_pages(vma) - 1)
-			return invalid("VMA %lu: AVC key is not its range",
-				       vma->id);
-		if (root && av->root != root)
-			return invalid("VMA %lu: chain spans two roots",
-				       vma->id);
-		root = av->root;
-		if (av == vma->anon_vma)
-			own_found = true;
-	}
-	if (!own_found)
-		return invalid("VMA %lu: its anon_vma is not on its chain",
-			       vma->id);
-	avc = list_last_entry(&vma->anon_vma_chain, struct anon_vma_chain,
-			      same_vma);
-	if (avc->anon_vma != root)
-		return invalid("VMA %lu: oldest link is not the root", vma->id);
-	return NULL;
-}
-
-const char *anon_vma_validate(struct model *m)
-{
-	struct anon_vma_state *st = anon_vma_state(m);
-	struct anon_vma **sorted = NULL;
-	struct av_tally *tally = NULL;
-	const char *err = NULL;
-	struct anon_vma *av;
-	struct mm_struct *mm;
-	struct folio *folio;
-	size_t n = 0, i;
-
-	list_for_each_entry(av, &st->anon_vmas, node)
-		n++;
-	if ((long)n != m->acct.type[st->type_anon_vma].live)
-		return invalid("%zu anon_vmas listed, %ld accounted", n,
-			       m->acct.type[st->type_anon_vma].live);
-	if (n) {
-		sorted = calloc(n, sizeof(*sorted));
-		tally = calloc(n, sizeof(*tally));
-		if (!sorted || !tally) {
-			err = "out of memory while validating";
-			goto out;
-		}
-	}
-	i = 0;
-	list_for_each_entry(av, &st->anon_vmas, node)
-		sorted[i++] = av;
-	if (n)
-		qsort(sorted, n, sizeof(*sorted), cmp_ptr);
-
-	/* the family tree: parents, roots, children and root pins */
-	for (i = 0; i < n; i++) {
-		struct av_tally *pt, *rt;
-
-		av = sorted[i];
-		pt = tally_of(sorted, n, tally, av->parent);
-		rt = tally_of(sorted, n, tally, av->root);
-		if (!pt || !rt) {
-			err = invalid("anon_vma %lu: freed parent or root",
-				      av->id);
-			goto out;
-		}
-		if (av->root->root != av->root) {
-			err = invalid("anon_vma %lu: root is not a root",
-				      av->id);
-			goto out;
-		}
-		if ((av == av->root) != (av->parent == av)) {
-			err = invalid("anon_vma %lu: self-parent iff root broken",
-				      av->id);
-			goto out;
-		}
-		pt->children++;
-		if (av != av->root)
-			rt->pins++;
-		err = interval_tree_check(&av->rb_root);
-		if (err) {
-			err = invalid("anon_vma %lu: tree: %s", av->id, err);
-			goto out;
-		}
-		if (interval_tree_empty(&av->rb_root)) {
-			err = invalid("anon_vma %lu is live with an empty tree",
-				      av->id);
-			goto out;
-		}
-	}
-
-	list_for_each_entry(mm, &m->mms, mmlist) {
-		unsigned long j;
-		struct vm_area_struct *vma;
-
-		for_each_vma(mm, vma, j) {
-			err = validate_vma(vma, sorted, n, tally);
-			if (err)
-				goto out;
-		}
-	}
-
-	for (i = 0; i < n; i++) {
-		av = sorted[i];
-		if (av->rb_root.nr != tally[i].avcs) {
-			err = invalid("anon_vma %lu: %lu AVCs in tree, %lu on chains",
-				      av->id, av->rb_root.nr, tally[i].avcs);
-			goto out;
-		}
-		if (av->num_active_vmas != tally[i].active) {
-			err = invalid("anon_vma %lu: num_active_vmas %lu, %lu VMAs",
-				      av->id, av->num_active_vmas,
-				      tally[i].active);
-			goto out;
-		}
-		if (av->num_children != tally[i].children) {
-			err = invalid("anon_vma %lu: num_children %lu, %lu counted",
-				      av->id, av->num_children,
-				      tally[i].children);
-			goto out;
-		}
-		if (av->refcount != 1 + (av == av->root ? tally[i].pins : 0)) {
-			err = invalid("anon_vma %lu: refcount %d, want %ld",
-				      av->id, av->refcount,
-				      1 + (av == av->root ? tally[i].pins : 0));
-			goto out;
-		}
-		if (rwsem_is_locked(&av->rwsem)) {
-			err = invalid("anon_vma %lu: lock held at rest",
-				      av->id);
-			goto out;
-		}
-	}
-
-	{
-		long avcs = 0;
-
-		for (i = 0; i < n; i++)
-			avcs += (long)tally[i].avcs;
-		if (avcs != m->acct.type[st->type_avc].live) {
-			err = invalid("%ld AVCs on chains, %ld accounted", avcs,
-				      m->acct.type[st->type_avc].live);
-			goto out;
-		}
-	}
-
-	list_for_each_entry(folio, &m->folios, lru) {
-		if (!folio_test_anon(folio) || !folio_mapped(folio))
-			continue;
-		if (!tally_of(sorted, n, tally, folio_anon_rmap(folio))) {
-			err = invalid("mapped folio %lu points at a freed anon_vma",
-				      folio->pfn);
-			goto out;
-		}
-	}
-out:
-	free(sorted);
-	free(tally);
-	return err;
-}
-
-static void anon_vma_bug(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "anon_vma bug: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	abort();
-}

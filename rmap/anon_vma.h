@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The anon_vma backend's objects (Linux include/linux/rmap.h), shared
- * with its tests so they can look at the family tree and validate it.
+ * with its tests so they can look at the family tree and validate it
+ * (tests/unit/anon_vma_validate.h).
  */
 #ifndef COWCTX_RMAP_ANON_VMA_H
 #define COWCTX_RMAP_ANON_VMA_H
@@ -42,6 +43,8 @@ struct anon_vma {
 	/* model only: every live anon_vma, for validation; creation order */
 	struct list_head node;
 	unsigned long id;
+	/* model only: who wrote the first line last (lock.h) */
+	struct family_line line;
 	/* model only, in a root: who holds rwsem, AVCs touched in the hold */
 	int hold_site;
 	unsigned long hold_touched;
@@ -73,22 +76,18 @@ struct anon_vma_state {
 	struct list_head anon_vmas;	/* every live anon_vma */
 	unsigned long next_id;
 	struct lock_stat site[AV_NR_LOCK_SITES];
-	/* the VMA between vma_adjust_begin() and vma_adjust_end() */
-	struct vm_area_struct *adjusting;
-	struct anon_vma *adjust_root;	/* the root locked for it, if any */
+	/*
+	 * The VMAs between vma_adjust_begin() and vma_adjust_end(): one
+	 * critical section covers vma_prepare()'s vma and adj_next.
+	 */
+	struct vm_area_struct *adjusting[2];
+	unsigned int nr_adjusting;
+	struct anon_vma *adjust_root;	/* the root locked for them, if any */
 };
 
 static inline struct anon_vma_state *anon_vma_state(struct model *m)
 {
 	return m->rmap_private;
 }
-
-/*
- * Check every anon_vma invariant of @m: trees, counters, refcounts,
- * chains, and that every mapped anonymous folio points at a live
- * anon_vma. Returns NULL, or a description of the first problem
- * (in a static buffer).
- */
-const char *anon_vma_validate(struct model *m);
 
 #endif /* COWCTX_RMAP_ANON_VMA_H */

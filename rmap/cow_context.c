@@ -6,9 +6,9 @@
  *
  * References on a context: one for its mm (dropped at exit), one per
  * child context, one per folio whose mapping points at it, and one per
- * walk standing on it. The last put unlinks it from its parent and frees
- * it after an RCU grace period, then drops its reference on the parent,
- * which may cascade up a chain of exited processes.
+ * walk standing on it. At exit a context leaves the walk's path (see
+ * "the bounded tree" below); its last put frees it after an RCU grace
+ * period and drops its reference on its parent, which may cascade.
  *
  * Remap entries: a VMA owns one exactly while it is linked, has this
  * mm's anonymous state (vma->anon_vma == its context) and an offset
@@ -18,24 +18,12 @@
  * resize turns the entry back into a reservation and reinserts it.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <cowctx/mm.h>
+#include <cowctx/tsan.h>
 #include "rmap/cow_context.h"
-
-void cow_bug(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "cowctx: cow_context bug: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
 
 /* ---- RCU --------------------------------------------------------- */
 
@@ -82,6 +70,7 @@ void cow_rcu_thread_put(void)
  */
 static void context_free_rcu(struct rcu_head *head)
 {
+	tsan_acquire(head);
 	model_free(caa_container_of(head, struct cow_context, rcu));
 }
 
@@ -108,18 +97,39 @@ static void list_del_rcu(struct list_head *entry)
 
 /* ---- contexts ---------------------------------------------------- */
 
+/* The refcount's cacheline is family-shared (lock.h) */
+static void refcount_line(struct cow_context *ctx)
+{
+	/* a bare context (the refcount's own tests) has no model */
+	if (ctx->inst)
+		family_atomic(&ctx->inst->m->family, &ctx->line[0]);
+}
+
+/*
+ * Counts are atomic, as refcount_t: the holder of a reference may get
+ * another with a plain increment; a walk that holds none (it found the
+ * context under RCU) must use tryget, whose test and increment are one
+ * compare-and-swap, so it can never revive a context whose count
+ * reached 0 (which is already on its way to call_rcu()).
+ */
 void cow_context_get(struct cow_context *ctx)
 {
-	if (ctx->refcount <= 0)
+	if (__atomic_fetch_add(&ctx->refcount, 1, __ATOMIC_RELAXED) <= 0)
 		cow_bug("get of a dead context (mm %lu)", ctx->mm_id);
-	ctx->refcount++;
+	refcount_line(ctx);
 }
 
 bool cow_context_tryget(struct cow_context *ctx)
 {
-	if (CMM_LOAD_SHARED(ctx->refcount) <= 0)
-		return false;
-	ctx->refcount++;
+	int old = __atomic_load_n(&ctx->refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&ctx->refcount, &old, old + 1,
+					      true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	refcount_line(ctx);
 	return true;
 }
 
@@ -127,18 +137,24 @@ void cow_context_put(struct cow_context *ctx)
 {
 	while (ctx) {
 		struct cow_context *parent = ctx->parent;
+		int left = __atomic_sub_fetch(&ctx->refcount, 1,
+					      __ATOMIC_ACQ_REL);
 
-		if (ctx->refcount <= 0)
+		refcount_line(ctx);
+
+		if (left < 0)
 			cow_bug("put of a dead context (mm %lu)", ctx->mm_id);
-		if (--ctx->refcount)
+		if (left)
 			return;
-		if (!list_empty(&ctx->children) || ctx->mm)
+		if (!list_empty(&ctx->children) || ctx->mm || ctx->mm_pins)
 			cow_bug("context %lu freed with children or mm",
 				ctx->mm_id);
-		if (remap_tree_nr(&ctx->remaps) || ctx->remaps.arr)
+		if (remap_tree_maybe_populated(&ctx->remaps))
 			cow_bug("context %lu freed with remap entries",
 				ctx->mm_id);
-		if (parent) {
+		if (ctx->detached) {
+			ctx->inst->nr_detached--;
+		} else if (parent) {
 			spin_lock(&parent->lock);
 			list_del_rcu(&ctx->siblings);
 			spin_unlock(&parent->lock);
@@ -146,6 +162,7 @@ void cow_context_put(struct cow_context *ctx)
 		ctx->inst->nr_contexts--;
 		account_free(&ctx->inst->m->acct, ctx->inst->type_context,
 			     ctx->charge, COW_CONTEXT_KERNEL_BYTES);
+		tsan_release(&ctx->rcu);
 		call_rcu(&ctx->rcu, context_free_rcu);
 		/* our reference on the parent goes with us */
 		ctx = parent;
@@ -168,11 +185,16 @@ static struct cow_context *context_alloc(struct mm_struct *mm)
 	}
 	ctx->refcount = 1;	/* the mm's */
 	spin_lock_init(&ctx->lock, &inst->lock_stat);
+	ctx->lock.line = &ctx->line[0];
 	ctx->mm = mm;
 	INIT_LIST_HEAD(&ctx->children);
 	INIT_LIST_HEAD(&ctx->siblings);
-	ctx->fork_seq = mm->fork_seq;
+	ctx->fork_seq = cow_fork_seq_now(inst);
 	init_rwsem(&ctx->remap_lock, &inst->remap_lock_stat);
+	ctx->remap_lock.line = &ctx->line[1];
+	family_line_init(&mm->model->family, &ctx->line[0]);
+	family_line_init(&mm->model->family, &ctx->line[1]);
+	family_line_init(&mm->model->family, &ctx->mm_users_line);
 	remap_tree_init(&ctx->remaps, &mm->model->acct, inst->type_remap);
 	ctx->inst = inst;
 	ctx->mm_id = mm->id;
@@ -196,9 +218,15 @@ static int init_common(struct model *m, unsigned int walk_flags)
 	inst->m = m;
 	inst->walk_flags = walk_flags;
 	inst->type_context = account_register(&m->acct, "cow_context");
-	inst->type_remap = account_register(&m->acct, "remap_array");
+	inst->type_remap = account_register(&m->acct, "remap_entry");
+	inst->type_anon_pgoff = account_register(&m->acct, "vm_anon_pgoff");
 	inst->lock_stat.name = "cow_context.lock";
 	inst->remap_lock_stat.name = "cow_context.remap_lock";
+	/* both are shared: by forks and exits, by walks and the owner */
+	inst->lock_stat.family = &m->family_lock_stat;
+	inst->lock_stat.lines = &m->family;
+	inst->remap_lock_stat.family = &m->family_lock_stat;
+	inst->remap_lock_stat.lines = &m->family;
 	m->rmap_private = inst;
 	cow_rcu_thread_get();
 	return 0;
@@ -243,12 +271,124 @@ static int cow_mm_init(struct mm_struct *mm)
 	return 0;
 }
 
+/* ---- the bounded tree ------------------------------------------- */
+
+/*
+ * A context whose mm has exited leaves the walk's path at once: exit
+ * splices it out of its parent's children list, putting its children
+ * in its place, in their order, each now a child of its parent (their
+ * fork_seq says when they were forked, wherever they hang). It is then
+ * "detached": no mm, no children, on no list, held only by the folios
+ * still attached to it (and by walks standing on it). A walk of such a
+ * folio starts from the first ancestor that is not detached
+ * (cow_context_walk_root()), and fork re-points every folio it copies
+ * from a detached context to that ancestor (repoint_folio()), so a
+ * detached context is freed as soon as the processes mapping its
+ * folios fork, or those folios go.
+ *
+ * Why pruning stays exact. A folio attached to X at stamp s is mapped
+ * only by X's mm and by mms forked, after s, from mms that map it: all
+ * descendants of X. Splicing moves descendants of X up to ancestors of
+ * X, never elsewhere, and new contexts are only ever leaves; so the
+ * descendants of X are all below R = cow_context_walk_root(X), and no
+ * context other than them lies between R and them. A context C != R
+ * with C->fork_seq <= s is then either a descendant of X that existed
+ * at s (its mm did not map the folio, and forks below it copy from mms
+ * that do not), or a context none of whose descendants descends from
+ * X: its subtree maps nothing of the folio either way. R's own mm is
+ * visited (it is the walk's root) and maps nothing unless R == X.
+ * Re-pointing keeps the stamp, by the same argument.
+ *
+ * The bound. In the tree: one context per live mm, plus, per fork
+ * family, at most one exited context, its root (a root has no parent to
+ * hand its children to; it stays while it has any). Detached: only
+ * contexts some folio still points at, whose mappers have not forked
+ * since the context's mm exited. 200 generations of fork-then-exit
+ * leave at most the root, the last exited generation (its successor
+ * has not forked yet) and the live one; a walk of the first
+ * generation's folios visits the root and the live one, and Linux's
+ * anon_vma reuse (commit 7a3ef208e662) keeps three anon_vmas.
+ */
+struct cow_context *cow_context_walk_root(struct cow_context *ctx)
+{
+	while (CMM_LOAD_SHARED(ctx->detached))
+		ctx = ctx->parent;
+	return ctx;
+}
+
+/*
+ * The kernel does this in copy_present_pte(), which has the folio in
+ * hand: the folio lock, taken with trylock there, is what
+ * folio_move_anon_rmap() asks for; the stamp stays (see above).
+ */
+static void repoint_folio(struct mm_struct *mm, unsigned long addr,
+			  pte_t *ptep, void *arg)
+{
+	struct folio *folio = ptep->folio;
+	struct cow_context *old, *root;
+
+	(void)mm;
+	(void)addr;
+	(void)arg;
+	if (!folio_test_anon(folio) || folio_test_flag(folio, PG_zero))
+		return;
+	old = folio_cow_context(folio);
+	if (!old->detached)
+		return;
+	root = cow_context_walk_root(old);
+	cow_context_get(root);
+	folio_set_anon_rmap(folio, root);
+	cow_context_put(old);
+}
+
+/*
+ * Exit: @ctx (mm gone) leaves its parent's children list; its children
+ * take its place, so a walk that is past it in that list has visited
+ * them and one that is before it will, and a walk standing on it goes
+ * on through them (->siblings.next). Under both lists' locks.
+ */
+static void splice_out(struct cow_context *ctx)
+{
+	struct cow_context *parent = ctx->parent, *child;
+	struct list_head *first, *last;
+	int moved = 0;
+
+	spin_lock(&parent->lock);
+	spin_lock(&ctx->lock);
+	list_for_each_entry(child, &ctx->children, siblings) {
+		cow_context_get(parent);
+		CMM_STORE_SHARED(child->parent, parent);
+		moved++;
+	}
+	if (moved) {
+		first = ctx->children.next;
+		last = ctx->children.prev;
+		last->next = ctx->siblings.next;
+		ctx->siblings.next->prev = last;
+		first->prev = ctx->siblings.prev;
+		rcu_assign_pointer(ctx->siblings.prev->next, first);
+		CMM_STORE_SHARED(ctx->siblings.next, first);
+		ctx->siblings.prev = NULL;
+		INIT_LIST_HEAD(&ctx->children);
+	} else {
+		list_del_rcu(&ctx->siblings);
+	}
+	CMM_STORE_SHARED(ctx->detached, true);
+	lock_touch(&parent->lock, (unsigned long)moved + 1);
+	spin_unlock(&ctx->lock);
+	spin_unlock(&parent->lock);
+	ctx->inst->nr_detached++;
+	/* the children's references moved to the parent; ours stays */
+	while (moved--)
+		cow_context_put(ctx);
+}
+
 /*
  * The child's context is linked under the parent's now, before any VMA
- * or PTE is copied, and at the tail: children lists stay in fork order
- * (so fork_seq grows along them), and a walk, which visits a parent
+ * or PTE is copied, and at the tail, so a walk, which visits a parent
  * before its children, meets the new child after the parent. See the
- * argument at cow_context_walk().
+ * argument at cow_context_walk(). Its fork_seq waits for the end of
+ * dup_mmap() (cow_mm_fork_done()): until then it is never pruned.
  */
 static int cow_mm_fork(struct mm_struct *oldmm, struct mm_struct *mm)
 {
@@ -257,6 +397,9 @@ static int cow_mm_fork(struct mm_struct *oldmm, struct mm_struct *mm)
 
 	if (!ctx)
 		return -ENOMEM;
+	if (ctx->inst->nr_detached)
+		walk_page_tables(oldmm, repoint_folio, NULL);
+	ctx->fork_seq = COW_FORK_PENDING;
 	ctx->parent = parent;
 	cow_context_get(parent);
 	spin_lock(&parent->lock);
@@ -265,6 +408,22 @@ static int cow_mm_fork(struct mm_struct *oldmm, struct mm_struct *mm)
 	spin_unlock(&parent->lock);
 	mm->rmap_private = ctx;
 	return 0;
+}
+
+/*
+ * dup_mmap() is done: no VMA of the parent is left to copy, so a folio
+ * attached in the parent from now on cannot reach this child, and one
+ * attached before now has a stamp below the sequence taken here. This
+ * is where copy_process() counts total_forks.
+ */
+static void cow_mm_fork_done(struct mm_struct *oldmm, struct mm_struct *mm)
+{
+	struct cow_context *ctx = mm_cow_context(mm);
+
+	(void)oldmm;
+	CMM_STORE_SHARED(ctx->fork_seq,
+			 __atomic_add_fetch(&ctx->inst->fork_seq, 1,
+					    __ATOMIC_RELEASE));
 }
 
 static void cow_mm_exit(struct mm_struct *mm)
@@ -279,8 +438,12 @@ static void cow_mm_exit(struct mm_struct *mm)
 	remap_tree_drop_reservations(&ctx->remaps);
 	remap_tree_destroy(&ctx->remaps);
 	up_write(&ctx->remap_lock);
+	if (ctx->mm_pins)
+		cow_bug("mm %lu exits while a walk pins it", mm->id);
 	rcu_assign_pointer(ctx->mm, NULL);
 	mm->rmap_private = NULL;
+	if (ctx->parent)
+		splice_out(ctx);
 	cow_context_put(ctx);
 }
 
@@ -300,9 +463,13 @@ static int reserve_slot(struct cow_context *ctx, struct vm_area_struct *vma)
 
 	if (st & (COW_VMA_ENTRY | COW_VMA_RESERVED))
 		return 0;
-	remap_write_lock(ctx);
+	/*
+	 * Not under remap_lock: an allocation may enter reclaim, whose
+	 * walks take that lock for read. The spare list takes the node
+	 * without it (an llist in a kernel: llist_add() here, pops under
+	 * remap_lock held for write by the insert).
+	 */
 	err = remap_tree_reserve(&ctx->remaps, 1);
-	up_write(&ctx->remap_lock);
 	if (err)
 		return err;
 	cow_vma_set_state(vma, st | COW_VMA_RESERVED);
@@ -358,10 +525,10 @@ static void sync_entry(struct cow_context *ctx, struct vm_area_struct *vma)
 		return;
 	}
 	remap_write_lock(ctx);
-	if (!remap_tree_insert(&ctx->remaps, vma->vm_pgoff, vma_pages(vma),
+	if (!remap_tree_insert(&ctx->remaps, vma->vm_anon_pgoff, vma_pages(vma),
 			       vma_remap_offset(vma)))
 		cow_bug("mm %lu: two VMAs claim pgoff %#lx at offset %ld",
-			ctx->mm_id, vma->vm_pgoff, vma_remap_offset(vma));
+			ctx->mm_id, vma->vm_anon_pgoff, vma_remap_offset(vma));
 	lock_touch(&ctx->remap_lock, 1);
 	up_write(&ctx->remap_lock);
 	st = cow_vma_state(vma) & ~COW_VMA_RESERVED;
@@ -379,10 +546,10 @@ static void drop_entry(struct cow_context *ctx, struct vm_area_struct *vma,
 	if (!(st & COW_VMA_ENTRY))
 		return;
 	remap_write_lock(ctx);
-	if (!remap_tree_remove(&ctx->remaps, vma->vm_pgoff, vma_pages(vma),
+	if (!remap_tree_remove(&ctx->remaps, vma->vm_anon_pgoff, vma_pages(vma),
 			       vma_remap_offset(vma), keep_slot))
 		cow_bug("mm %lu: VMA [%#lx, %#lx) pgoff %#lx lost its entry",
-			ctx->mm_id, vma->vm_start, vma->vm_end, vma->vm_pgoff);
+			ctx->mm_id, vma->vm_start, vma->vm_end, vma->vm_anon_pgoff);
 	lock_touch(&ctx->remap_lock, 1);
 	up_write(&ctx->remap_lock);
 	st &= ~COW_VMA_ENTRY;
@@ -449,10 +616,22 @@ static int cow_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma)
 	return err;
 }
 
+/*
+ * The COW context indexes anonymous pages by vm_anon_pgoff, a field the
+ * kernel would add to every vm_area_struct: 8 bytes per VMA in the tree,
+ * charged to this backend (the kernel's slab object may or may not grow
+ * with it; this counts as if it always did).
+ */
+#define VM_ANON_PGOFF_BYTES	8
+
 static void cow_vma_link(struct vm_area_struct *vma)
 {
 	struct cow_context *ctx = mm_cow_context(vma->vm_mm);
+	struct cow_instance *inst = ctx->inst;
 
+	if (!(cow_vma_state(vma) & COW_VMA_LINKED))
+		account_charge(&inst->m->acct, inst->type_anon_pgoff, 1,
+			       VM_ANON_PGOFF_BYTES);
 	cow_vma_set_state(vma, cow_vma_state(vma) | COW_VMA_LINKED);
 	sync_entry(ctx, vma);
 }
@@ -460,12 +639,22 @@ static void cow_vma_link(struct vm_area_struct *vma)
 static void cow_vma_unlink(struct vm_area_struct *vma)
 {
 	struct cow_context *ctx = mm_cow_context(vma->vm_mm);
+	struct cow_instance *inst = ctx->inst;
 
 	assert_no_readers(vma, "unlink");
 	drop_entry(ctx, vma, false);
 	release_slot(ctx, vma);
-	/* with MREMAP_DONTUNMAP the VMA stays linked, without anon state */
+	/*
+	 * With MREMAP_DONTUNMAP the VMA stays in the tree, without anon
+	 * state; otherwise it has left the tree and is about to be freed.
+	 */
 	vma->anon_vma = NULL;
+	if ((cow_vma_state(vma) & COW_VMA_LINKED) &&
+	    vma_lookup(vma->vm_mm, vma->vm_start) != vma) {
+		account_charge(&inst->m->acct, inst->type_anon_pgoff, -1,
+			       VM_ANON_PGOFF_BYTES);
+		cow_vma_set_state(vma, cow_vma_state(vma) & ~COW_VMA_LINKED);
+	}
 }
 
 static void cow_vma_adjust_begin(struct vm_area_struct *vma)
@@ -484,14 +673,15 @@ static void cow_vma_adjust_end(struct vm_area_struct *vma)
 }
 
 /*
- * mremap moving PTEs between two VMAs of one mm: a walk visits offset 0
- * first, then offsets in increasing order, so a PTE moving to an offset
- * the walk looks at earlier could pass it by. The walk holds remap_lock
- * for read across its visit of an mm with remap entries; the move holds
- * it for write. The model calls this only where anon_vma's walk order
- * needs it (need_rmap_locks); cow_context would need it for every move
- * whose destination offset comes before the source's in its own order.
- * In the single-threaded model no walk runs during a move either way.
+ * mremap moving PTEs between two VMAs of one mm. The walk's order in an
+ * mm is offset 0, then the remap tree's order, which the move itself
+ * changes (its new VMA's entry goes in first), so whether a destination
+ * comes before the source cannot be told the way need_rmap_locks tells
+ * it for anon_vma's interval tree. The COW context's rule: every move
+ * takes remap_lock for write (rmap_locks_every_move), and a walk holds
+ * it for read across its whole visit of the mm, so no PTE of an mm
+ * moves while a walk is in that mm. A move is one acquisition of a lock
+ * private to the mm; anon_vma's takes a family-wide one.
  */
 static void cow_take_rmap_locks(struct vm_area_struct *vma)
 {
@@ -514,8 +704,19 @@ static void cow_drop_rmap_locks(struct vm_area_struct *vma)
  */
 static void attach(struct folio *folio, struct cow_context *ctx)
 {
-	folio_set_anon_rmap(folio, ctx);
-	folio->private = folio->model->total_forks;
+	unsigned long stamp = cow_fork_seq_now(ctx->inst);
+
+	/*
+	 * The context first, then the stamp, each published: a walk reads
+	 * them in the other order's mirror (context, stamp, context again)
+	 * and so never pairs the old context with the new, larger stamp,
+	 * which would prune the new context's branch. The new context with
+	 * the old stamp only prunes less.
+	 */
+	rcu_assign_pointer(folio->mapping,
+			   (void *)((uintptr_t)ctx | PAGE_MAPPING_ANON));
+	cmm_smp_wmb();
+	CMM_STORE_SHARED(folio->private, stamp);
 }
 
 static void cow_folio_add_new(struct folio *folio, struct vm_area_struct *vma,
@@ -525,7 +726,7 @@ static void cow_folio_add_new(struct folio *folio, struct vm_area_struct *vma,
 
 	cow_context_get(ctx);
 	attach(folio, ctx);
-	folio->index = linear_page_index(vma, address);
+	folio->index = linear_anon_page_index(vma, address);
 }
 
 /*
@@ -555,22 +756,18 @@ static void cow_folio_free(struct folio *folio)
 
 /* ---- figures ----------------------------------------------------- */
 
-static void print_lock_stat(FILE *out, const struct lock_stat *s, bool comma)
-{
-	fprintf(out, "\"%s\": {\"read\": %lu, \"write\": %lu, "
-		"\"objects_touched\": %lu, \"max_touched\": %lu}%s",
-		s->name, s->read_acquired, s->write_acquired,
-		s->objects_touched, s->max_touched, comma ? ", " : "");
-}
-
 static void cow_print_json(struct model *m, FILE *out)
 {
 	struct cow_instance *inst = cow_instance(m);
 	const struct cow_walk_stats *w = &inst->walk;
 
 	fprintf(out, "\"locks\": {");
-	print_lock_stat(out, &inst->lock_stat, true);
-	print_lock_stat(out, &inst->remap_lock_stat, false);
+	lock_stat_print_json(out, inst->lock_stat.name, &inst->lock_stat);
+	fputs(", ", out);
+	lock_stat_print_json(out, inst->remap_lock_stat.name,
+			     &inst->remap_lock_stat);
+	fputs(", ", out);
+	family_print_json(out, &m->family_lock_stat, &m->family);
 	fprintf(out, "}, \"cow_context\": {\"contexts_visited\": %lu, "
 		"\"mms_visited\": %lu, \"contexts_pruned\": %lu, "
 		"\"remap_candidates\": %lu, \"lossy_scans\": %lu, "
@@ -599,6 +796,8 @@ static void cow_print_json(struct model *m, FILE *out)
 	.folio_free = cow_folio_free,					\
 	.walk = cow_context_walk,					\
 	.take_rmap_locks = cow_take_rmap_locks,				\
+	.rmap_locks_every_move = true,					\
+	.mm_fork_done = cow_mm_fork_done,				\
 	.drop_rmap_locks = cow_drop_rmap_locks,				\
 	.print_json = cow_print_json
 

@@ -7,70 +7,112 @@
  * folio's own index (offset 0) and, for each distinct offset of the
  * mm's remap tree covering the index, the VMA at index + offset whose
  * own offset is that one. Nothing is allocated: the distinct offsets
- * come one at a time from the tree, smallest first.
+ * come one at a time from the tree, in (pgoff, offset) order.
  *
  * The callback may block, so the walk never holds the RCU read lock
- * across it. What lets it let go and carry on:
- *  - the context it stands on is pinned by a reference (taken with
- *    tryget under RCU: a context whose count reached 0 is dying, maps
- *    nothing, and is stepped over). A pinned context stays in its
- *    parent's children list (it leaves only at its last put), and its
- *    parent and every ancestor are pinned through its own reference,
- *    so after the callback the walk re-enters RCU and continues from
- *    the context's ->siblings.next or ->parent as if it had not left;
- *  - the candidate VMA is stabilised by the per-VMA read lock, the
- *    kernel's vma_start_read(): taken under RCU, then the VMA is
+ * across it. The argument, step by step; each step names the test that
+ * tries to break it (tests/unit/cow_context_holes.c, "hole N", and
+ * tests/unit/cow_context_race.c, which runs every writer at every step
+ * of the walk, fork at points of dup_mmap() too).
+ *
+ * 1. Where to start. A walker may not hold the folio lock
+ *    (folio_referenced(), page_idle), so folio_move_anon_rmap() and
+ *    fork's re-pointing may change folio->mapping and folio->private
+ *    under it and put the old context. pin_root() reads the context
+ *    under RCU, then the stamp, pins with tryget (one compare-and-swap:
+ *    refcounts are atomic and a count that reached 0 is never revived)
+ *    and reads the context again, retrying if it changed. attach()
+ *    publishes the context before the stamp, so an unchanged context
+ *    comes with its own stamp or an older one, never with the newer,
+ *    larger stamp of a context below it, which would prune that
+ *    context's branch (hole 4). A detached context (its mm exited, see
+ *    cow_context.c) is on no list: the walk starts at its first ancestor
+ *    that is not, which holds all its folios' mappers.
+ *
+ * 2. Moving between contexts. The context the walk stands on is pinned
+ *    by a reference; its ancestors through its reference on its parent.
+ *    After a callback the walk re-enters RCU and goes on from
+ *    ->siblings.next or ->parent. Exit splices a context out and puts
+ *    its children in its place, in its parent's list: a walk past it
+ *    there has visited them, one before it will, one standing on it
+ *    follows its ->siblings.next into them, and one standing on one of
+ *    them climbs to the new parent and on to the contexts that followed
+ *    the spliced one. If the walk's own root is spliced out, the walk
+ *    goes on past it, up to the top if need be (cow_walk_subtree_done()):
+ *    more contexts than needed, none missed, none twice.
+ *
+ * 3. An mm. The visit pins it (mmget_not_zero(): ->mm is cleared before
+ *    exit_mmap() can run; hole 6) and holds the context's remap_lock for
+ *    read from before it looks at the remap tree to after the last
+ *    candidate. Every PTE move of the mm holds remap_lock for write
+ *    (mremap's take_rmap_locks() on every move, the COW context's own
+ *    rule: rmap_locks_every_move), and so do remap-tree changes. So no
+ *    PTE moves in an mm while a walk is in it: not a first move between
+ *    the test for entries and the visit of offset 0 (hole 3), not a move
+ *    from an offset not yet visited to one already passed. Nothing is
+ *    allocated under remap_lock: a slot is reserved before it is taken,
+ *    since an allocation may enter reclaim, whose walks take it.
+ *
+ * 4. A candidate VMA. The per-VMA read lock, the kernel's
+ *    vma_start_read(), is a trylock: taken under RCU, then the VMA is
  *    revalidated (vm_lock_seq unchanged, still this mm's VMA at this
  *    address with this offset and anonymous state), as
- *    lock_vma_under_rcu() does for VMAs that are SLAB_TYPESAFE_BY_RCU.
- *    A writer (resize, unlink) waits for it; in the model a writer
- *    meeting a reader is a deadlock and stops the run;
- *  - within one mm the position is just the last offset visited: the
- *    next candidate is the smallest offset above it in the tree as it
- *    is now. An mm with remap entries is visited under its context's
- *    remap_lock (read), which mremap's PTE moves take for write, so a
- *    PTE cannot jump from an offset not yet visited to one already
- *    passed;
- *  - the mm itself is alive while its context's ->mm is set: the model
- *    clears it at exit, synchronously; a kernel would pin it with
- *    mmget_not_zero() for the visit.
+ *    lock_vma_under_rcu() does for SLAB_TYPESAFE_BY_RCU VMAs. It fails
+ *    while a writer holds the VMA, and that writer may be an mremap
+ *    waiting for the remap_lock the walk holds (ABBA). The walk never
+ *    waits holding it: a try-walker (rwc->try_lock) stops and sets
+ *    rwc->contended; any other drops remap_lock, waits for the writer,
+ *    takes remap_lock again and looks the same candidate up again in the
+ *    tree as it is then (hole 5). Its position in the mm is a key, the
+ *    last offset visited. While it let go, a move may have carried a PTE
+ *    to an offset already passed: that mapping is at a new address, and
+ *    an unmapping walk leaves it, as any walk leaves a mapping made after
+ *    it passed; try_to_unmap() sees the folio still mapped and fails, as
+ *    it does for other reasons. Every mapping that stays at its address
+ *    from before the walk to after it is found.
  *
- * Fork racing a walk cannot make it miss a mapping. Fork links the
- * child's context at the tail of the parent's children before copying
- * any VMA, gives each child VMA its remap entry before it is linked, and
- * links it before copying its PTEs. Take a PTE the child copies from the
- * parent's PTE p. If the walk examines p after the copy, it has not yet
- * reached the parent's children (parents are visited first), so it will
- * reach the child, linked at the tail before the copy, and find the PTE
- * through the child's VMA tree or remap entries, both set up before the
- * copy. If the walk examined p before the copy, the copy is a mapping
- * made after the walk passed its source: it copies whatever the walk
- * left in p (unmapped, aged, a migration entry), exactly as with Linux's
- * anon_vma, where the child's chain is also linked before its PTEs are
- * copied. A fork that fails tears its child down through the normal exit
- * path. tests/unit/cow_context_race.c runs the walk of every folio at
- * every step of fork, and forks from inside walk callbacks.
+ * 5. Fork racing a walk. Fork links the child's context at the tail of
+ *    the parent's children before copying any VMA, gives each child VMA
+ *    its remap entry before it is linked, and links it before copying
+ *    its PTEs. Take a PTE the child copies from the parent's PTE p. If
+ *    the walk examines p after the copy, it has not yet reached the
+ *    parent's children (parents first), so it will reach the child and
+ *    find the PTE through the child's VMA tree or remap entries, both set
+ *    up before the copy. If the walk examined p before the copy, the copy
+ *    is a mapping made after the walk passed its source: it copies
+ *    whatever the walk left in p (unmapped, aged, a migration entry),
+ *    exactly as with Linux's anon_vma, where the child's chain is also
+ *    linked before its PTEs are copied. A fork that fails tears its child
+ *    down through the normal exit path.
  *
- * Fork-generation pruning. The folio's stamp (folio->private) is the fork
- * sequence when it was attached to its context X: by its first fault in
- * X's mm, or by exclusive reuse there. At that moment X's mm is its only
- * mapper, and a mapping reaches another mm only by fork. A context C
- * other than X created at or before the stamp (C->fork_seq <= stamp)
- * therefore did not map the folio then and cannot later: its own mm gets
- * no new mapping of an existing folio, and whatever forks below C copies
- * from mms that do not map it. So C's whole subtree is skipped. (Moves
- * do not break this: a folio moves only when exclusive, and its stamp is
- * renewed then.) This needs fork to be one step for the parent: the
- * model holds the parent's mmap_lock for write across dup_mmap(), so no
- * fault in the parent can attach a folio while a child is copied. The
- * kernel copies VMA by VMA, write-locking each as it goes, so page
- * faults under the per-VMA lock may still attach folios to the parent
- * in VMAs not yet copied; there the child's stamp must be taken when
- * dup_mmap() completes (where copy_process() counts total_forks), not
- * when the child's context is created.
+ * 6. Fork-generation pruning. The folio's stamp (folio->private) is the
+ *    count of completed forks (cow_instance->fork_seq) when it was
+ *    attached to its context X: by its first fault in X's mm, or by
+ *    exclusive reuse there. A child's fork_seq is taken when its
+ *    dup_mmap() completes (cow_mm_fork_done(), where copy_process()
+ *    counts total_forks); until then it is COW_FORK_PENDING and never
+ *    pruned. dup_mmap() write-locks the parent's VMAs one at a time, so
+ *    the parent may fault, or reuse a folio, in a VMA not yet copied
+ *    (holes 1, 2): such a folio's stamp is below the child's fork_seq,
+ *    and the child is visited. A context C other than the walk's root
+ *    whose fork_seq is at or below the stamp existed, complete, when only
+ *    X's mm mapped the folio; C's mm gets no new mapping of an existing
+ *    folio, and whatever forks below C copies from mms that do not map
+ *    it. So C's whole subtree is skipped. Splicing and re-pointing keep
+ *    this exact: see "the bounded tree" in cow_context.c. (Moves do not
+ *    break it: a folio moves only when exclusive, and gets a new stamp.)
  */
 #include <cowctx/mm.h>
 #include "rmap/cow_context.h"
+#include "rmap/cow_context_poc.h"
+
+/* Another CPU acts here (tests only: see cow_instance->walk_step) */
+static void walk_step(struct cow_instance *inst, enum cow_walk_step step,
+		      struct cow_context *ctx)
+{
+	if (inst->walk_step)
+		inst->walk_step(inst, step, ctx, inst->walk_step_data);
+}
 
 struct cow_walk {
 	struct folio *folio;
@@ -78,15 +120,23 @@ struct cow_walk {
 	struct cow_instance *inst;
 	unsigned long index;
 	unsigned long stamp;
+	struct cow_context *root;	/* where the walk started */
 	bool prune;
 	bool stopped;
 };
 
-/* vma_start_read() / vma_end_read() of the model */
-static void vma_read_lock(struct vm_area_struct *vma)
+/*
+ * vma_start_read() / vma_end_read() of the model. A trylock, as the
+ * kernel's: it fails while a writer holds the VMA (vma_start_write()).
+ */
+static bool vma_read_trylock(struct vm_area_struct *vma)
 {
-	cow_vma_set_state(vma, cow_vma_state(vma) +
-			       (1UL << COW_VMA_READER_SHIFT));
+	unsigned long st = cow_vma_state(vma);
+
+	if (st & COW_VMA_WRITER)
+		return false;
+	cow_vma_set_state(vma, st + (1UL << COW_VMA_READER_SHIFT));
+	return true;
 }
 
 static void vma_read_unlock(struct vm_area_struct *vma)
@@ -105,13 +155,42 @@ static bool vma_fits(const struct cow_walk *w, struct cow_context *ctx,
 	return vma && vma->vm_mm == mm && vma->anon_vma == ctx &&
 	       addr >= vma->vm_start && addr < vma->vm_end &&
 	       vma_remap_offset(vma) == offset &&
-	       linear_page_index(vma, addr) == w->index;
+	       linear_anon_page_index(vma, addr) == w->index;
 }
 
 /*
  * Look at one candidate. Entered and left under RCU; the callback runs
  * outside it, with the VMA read-locked. Returns false to stop the walk.
  */
+/*
+ * The VMA is write-locked: its writer may be an mremap that wants this
+ * mm's remap_lock for write, which the walk holds for read (ABBA). So
+ * the walk never waits for a VMA while holding it: a try-walker gives up
+ * (rwc->contended, as folio_referenced() does); any other lets go of
+ * remap_lock, waits for the writer (the kernel: mmap_read_lock(), which
+ * every VMA writer holds for write), takes remap_lock again and looks
+ * up the same candidate in the tree as it is now. Its position is a key
+ * (the offset it is at), so it resumes where it was. Returns false when
+ * the walk stops.
+ */
+static bool wait_for_vma(struct cow_walk *w, struct cow_context *ctx,
+			 struct vm_area_struct *vma)
+{
+	w->inst->walk.vma_busy++;
+	if (w->rwc->try_lock) {
+		w->rwc->contended = true;
+		return false;
+	}
+	rcu_read_unlock();
+	up_read(&ctx->remap_lock);
+	walk_step(w->inst, COW_STEP_VMA_BUSY, ctx);
+	if (cow_vma_state(vma) & COW_VMA_WRITER)
+		cow_bug("VMA write-locked and no writer to wait for");
+	down_read(&ctx->remap_lock);
+	rcu_read_lock();
+	return true;
+}
+
 static bool visit_candidate(struct cow_walk *w, struct cow_context *ctx,
 			    struct mm_struct *mm, unsigned long addr,
 			    long offset)
@@ -125,7 +204,11 @@ static bool visit_candidate(struct cow_walk *w, struct cow_context *ctx,
 		if (!vma_fits(w, ctx, mm, vma, addr, offset))
 			return true;
 		seq = CMM_LOAD_SHARED(vma->vm_lock_seq);
-		vma_read_lock(vma);
+		if (!vma_read_trylock(vma)) {
+			if (!wait_for_vma(w, ctx, vma))
+				return false;
+			continue;
+		}
 		if (CMM_LOAD_SHARED(vma->vm_lock_seq) == seq &&
 		    vma_fits(w, ctx, mm, vma, addr, offset))
 			break;
@@ -155,10 +238,10 @@ static bool visit_lossy(struct cow_walk *w, struct cow_context *ctx,
 		unsigned long addr;
 
 		if (!(cow_vma_state(vma) & COW_VMA_LOSSY) ||
-		    w->index < vma->vm_pgoff ||
-		    w->index >= vma->vm_pgoff + vma_pages(vma))
+		    w->index < vma->vm_anon_pgoff ||
+		    w->index >= vma->vm_anon_pgoff + vma_pages(vma))
 			continue;
-		addr = vma_pgoff_address(vma, w->index);
+		addr = vma_anon_address(vma, w->index);
 		if (!visit_candidate(w, ctx, mm, addr, vma_remap_offset(vma)))
 			return false;
 	}
@@ -168,12 +251,12 @@ static bool visit_lossy(struct cow_walk *w, struct cow_context *ctx,
 static bool visit_remaps(struct cow_walk *w, struct cow_context *ctx,
 			 struct mm_struct *mm)
 {
-	bool have = false;
-	long offset = 0;
+	struct remap_cursor pos = REMAP_CURSOR_INIT;
+	long offset;
 
-	while (remap_tree_next_offset(&ctx->remaps, w->index, have, offset,
+	while (remap_tree_next_offset(&ctx->remaps, w->index, w->index, &pos,
 				      &offset)) {
-		have = true;
+		walk_step(w->inst, COW_STEP_CANDIDATE, ctx);
 		w->inst->walk.remap_candidates++;
 		lock_touch(&ctx->remap_lock, 1);
 		if (!visit_candidate(w, ctx, mm,
@@ -184,43 +267,50 @@ static bool visit_remaps(struct cow_walk *w, struct cow_context *ctx,
 }
 
 /* One context: its mm's candidates. Under RCU, @ctx pinned. */
-static void visit_context(struct cow_walk *w, struct cow_context *ctx)
+void visit_context(struct cow_walk *w, struct cow_context *ctx)
 {
-	struct mm_struct *mm = rcu_dereference(ctx->mm);
+	struct mm_struct *mm;
 	bool remapped, more = true;
 
+	walk_step(w->inst, COW_STEP_CONTEXT, ctx);
 	w->inst->walk.contexts_visited++;
+	/*
+	 * mmget_not_zero() right after reading ->mm, nothing between: exit
+	 * clears ->mm before exit_mmap() may run, and a kernel context
+	 * would hold mmgrab() on its mm so the struct outlives the read.
+	 */
+	mm = rcu_dereference(ctx->mm);
 	if (!mm)
 		return;
+	__atomic_add_fetch(&ctx->mm_pins, 1, __ATOMIC_ACQUIRE);
+	family_atomic(&w->inst->m->family, &ctx->mm_users_line);
 	w->inst->walk.mms_visited++;
-	remapped = remap_tree_maybe_populated(&ctx->remaps) ||
-		   CMM_LOAD_SHARED(ctx->nr_lossy);
-	if (remapped) {
-		/* a sleeping lock: not under RCU */
-		rcu_read_unlock();
-		down_read(&ctx->remap_lock);
-		rcu_read_lock();
-	}
+	/*
+	 * remap_lock for read across the whole visit, taken before the
+	 * tree is looked at: every PTE move of this mm holds it for write,
+	 * so none can carry a PTE from a place not yet visited to one
+	 * already passed, and a first move cannot slip in between the
+	 * test for entries and the visit of offset 0.
+	 */
+	rcu_read_unlock();
+	down_read(&ctx->remap_lock);
+	rcu_read_lock();
+	remapped = remap_tree_maybe_populated(&ctx->remaps);
+	walk_step(w->inst, COW_STEP_MM, ctx);
 	if (w->index < (TASK_SIZE >> PAGE_SHIFT))
 		more = visit_candidate(w, ctx, mm, w->index << PAGE_SHIFT, 0);
-	if (more && (w->inst->walk_flags & COW_WALK_POC_EARLY_STOP) &&
-	    folio_mapcount(w->folio) <= 1) {
-		/*
-		 * The PoC: "exclusive folios are moved to the correct
-		 * context level, so we only look once". Kept only to prove
-		 * the oracle catches what it misses.
-		 */
-		more = false;
-	}
+	if (more && (w->inst->walk_flags & COW_WALK_POC_EARLY_STOP))
+		more = cow_poc_looks_further(w->folio);
 	if (more && remapped)
 		more = visit_remaps(w, ctx, mm);
 	if (more && ctx->nr_lossy)
 		more = visit_lossy(w, ctx, mm);
-	if (remapped) {
-		rcu_read_unlock();
-		up_read(&ctx->remap_lock);
-		rcu_read_lock();
-	}
+	rcu_read_unlock();
+	up_read(&ctx->remap_lock);
+	/* mmput(): never the last here, the mm's own reference is */
+	__atomic_sub_fetch(&ctx->mm_pins, 1, __ATOMIC_RELEASE);
+	family_atomic(&w->inst->m->family, &ctx->mm_users_line);
+	rcu_read_lock();
 	if (!more)
 		w->stopped = true;
 }
@@ -251,54 +341,34 @@ static struct cow_context *pin_from(struct cow_walk *w, struct list_head *pos,
 	return NULL;
 }
 
-static struct cow_context *first_child(struct cow_walk *w,
-				       struct cow_context *ctx)
+struct cow_context *first_child(struct cow_walk *w, struct cow_context *ctx)
 {
 	return pin_from(w, rcu_dereference(ctx->children.next),
 			&ctx->children);
 }
 
-static struct cow_context *next_sibling(struct cow_walk *w,
-					struct cow_context *ctx)
+struct cow_context *next_sibling(struct cow_walk *w, struct cow_context *ctx)
 {
 	return pin_from(w, rcu_dereference(ctx->siblings.next),
 			&ctx->parent->children);
 }
 
-/*
- * The proof of concept's traversal: a context after its children (the
- * root first). Kept, behind COW_WALK_POC_ORDER, to show what it costs:
- * a child forked from a context the walk has not reached yet, after the
- * walk passed that context's children, copies a PTE the walk then
- * unmaps in the parent only (tests/unit/cow_context_race.c).
- */
-static struct cow_context *walk_children_first(struct cow_walk *w,
-					       struct cow_context *root)
+bool cow_walk_stopped(const struct cow_walk *w)
 {
-	struct cow_context *cur = root, *next;
+	return w->stopped;
+}
 
-	visit_context(w, root);
-	for (;;) {
-		while (!w->stopped && (next = first_child(w, cur))) {
-			cow_context_put(cur);
-			cur = next;
-		}
-		for (;;) {
-			if (w->stopped || cur == root)
-				return cur;
-			visit_context(w, cur);
-			next = next_sibling(w, cur);
-			if (next) {
-				cow_context_put(cur);
-				cur = next;
-				break;
-			}
-			next = cur->parent;
-			cow_context_get(next);
-			cow_context_put(cur);
-			cur = next;
-		}
-	}
+/*
+ * Back at the root: done, unless the root was spliced out mid-walk (its
+ * mm exited); its children then follow it in its old parent's list, and
+ * the walk goes on from there, up to the top if need be: more contexts
+ * than needed, none missed, none twice.
+ */
+bool cow_walk_subtree_done(struct cow_walk *w, struct cow_context *cur)
+{
+	if (!cur->parent)
+		return true;
+	return cur == w->root && !CMM_LOAD_SHARED(cur->detached);
 }
 
 /* Parents before children: see the fork argument at the top */
@@ -318,7 +388,7 @@ static struct cow_context *walk_parents_first(struct cow_walk *w,
 		 * current one, whose last put may free it (after this read
 		 * section) and which the walk does not touch again.
 		 */
-		while (!next && cur != root) {
+		while (!next && !cow_walk_subtree_done(w, cur)) {
 			next = next_sibling(w, cur);
 			if (!next) {
 				next = cur->parent;
@@ -335,23 +405,57 @@ static struct cow_context *walk_parents_first(struct cow_walk *w,
 	}
 }
 
+/*
+ * The folio's context and stamp, and a pin on where the walk starts.
+ * The walker may not hold the folio lock (folio_referenced(),
+ * page_idle), so folio_move_anon_rmap() may change both at any time and
+ * put the old context: read the context under RCU, then the stamp, pin
+ * with tryget, and read the context again; attach() publishes context
+ * then stamp, so an unchanged context means the stamp is its own or an
+ * older one. NULL when the folio's context is dying: nothing maps it.
+ */
+static struct cow_context *pin_root(struct cow_walk *w, struct folio *folio)
+{
+	struct cow_context *ctx, *root;
+
+	for (;;) {
+		ctx = rcu_dereference(folio->mapping);
+		ctx = (void *)((uintptr_t)ctx & ~PAGE_MAPPING_ANON);
+		walk_step(ctx->inst, COW_STEP_ROOT_READ, ctx);
+		cmm_smp_rmb();
+		w->stamp = CMM_LOAD_SHARED(folio->private);
+		cmm_smp_rmb();
+		root = cow_context_walk_root(ctx);
+		if (!cow_context_tryget(root))
+			root = NULL;
+		if (folio_cow_context(folio) == ctx)
+			return root;
+		if (root)
+			cow_context_put(root);
+		ctx->inst->walk.root_retries++;
+	}
+}
+
 int cow_context_walk(struct folio *folio, struct rmap_walk_control *rwc)
 {
-	struct cow_context *root = folio_cow_context(folio), *cur;
+	struct cow_context *root, *cur;
 	struct cow_walk w = {
 		.folio = folio,
 		.rwc = rwc,
-		.inst = root->inst,
+		.inst = folio_cow_context(folio)->inst,
 		.index = folio->index,
-		.stamp = folio->private,
-		.prune = root->inst->walk_flags & COW_WALK_PRUNE,
 	};
 
-	/* the folio's reference pins root; the walk takes its own */
-	cow_context_get(root);
+	w.prune = w.inst->walk_flags & COW_WALK_PRUNE;
 	rcu_read_lock();
+	root = pin_root(&w, folio);
+	if (!root) {
+		rcu_read_unlock();
+		return 0;
+	}
+	w.root = root;
 	if (w.inst->walk_flags & COW_WALK_POC_ORDER)
-		cur = walk_children_first(&w, root);
+		cur = cow_poc_walk_children_first(&w, root);
 	else
 		cur = walk_parents_first(&w, root);
 	rcu_read_unlock();

@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The remap tree: one sorted array of per-VMA entries per COW context
- * (see remap_tree.h for why one entry per VMA). Entries are ordered by
- * (pgoff, offset); end_max, a running maximum of pgoff_end, bounds the
- * backward scan that finds every entry covering an index.
+ * The remap tree: per-VMA entries in an augmented interval tree ordered
+ * by (pgoff, offset), and a spare list of reserved nodes (see
+ * remap_tree.h for why one entry per VMA).
  *
- * Readers and writers hold the context's remap lock; an array that must
- * grow or shrink is replaced by a copy, so a failed allocation leaves
- * the tree as it was.
+ * lib/interval_tree.c orders nodes by start alone; the offset tie-break
+ * is this file's descent, handed to interval_tree_insert_at(). With a
+ * total order every entry has a key a lookup can resume from, and a
+ * removal finds its node in one descent however many entries share a
+ * pgoff.
+ *
+ * Readers and writers hold the context's remap lock.
  */
 #include <errno.h>
-#include <string.h>
 
 #include <urcu.h>
 
 #include "rmap/remap_tree.h"
+
+#define entry_of(node) \
+	((struct remap_entry *)((char *)(node) - \
+				offsetof(struct remap_entry, it)))
 
 size_t kmalloc_size_class(size_t size)
 {
@@ -32,265 +38,287 @@ size_t kmalloc_size_class(size_t size)
 	return pages * 4096;
 }
 
-size_t remap_array_kernel_bytes(unsigned int capacity)
+size_t remap_entry_kernel_bytes(void)
 {
-	size_t entries = (size_t)capacity * sizeof(struct remap_entry);
-
-	return kmalloc_size_class(REMAP_ARRAY_KERNEL_HEADER + entries);
-}
-
-/* The most entries a kmalloc object that must hold @need can take */
-static unsigned int capacity_for(unsigned int need)
-{
-	size_t bytes = remap_array_kernel_bytes(need);
-
-	return (unsigned int)((bytes - REMAP_ARRAY_KERNEL_HEADER) /
-			      sizeof(struct remap_entry));
+	return kmalloc_size_class(REMAP_ENTRY_KERNEL_SIZE);
 }
 
 void remap_tree_init(struct remap_tree *t, struct account *acct, int type)
 {
-	t->arr = NULL;
+	interval_tree_init(&t->root);
+	t->spare = NULL;
+	t->nr_spare = 0;
 	t->acct = acct;
 	t->type = type;
 }
 
-static void array_free(struct remap_tree *t, struct remap_array *arr)
+static void entry_free(struct remap_tree *t, struct remap_entry *e)
 {
-	account_free(t->acct, t->type, arr,
-		     remap_array_kernel_bytes(arr->capacity));
+	account_free(t->acct, t->type, e, remap_entry_kernel_bytes());
+}
+
+static void push_spare(struct remap_tree *t, struct remap_entry *e)
+{
+	e->it.parent = t->spare ? &t->spare->it : NULL;
+	CMM_STORE_SHARED(t->spare, e);
+	t->nr_spare++;
+}
+
+static struct remap_entry *pop_spare(struct remap_tree *t)
+{
+	struct remap_entry *e = t->spare;
+
+	if (!e)
+		return NULL;
+	CMM_STORE_SHARED(t->spare, e->it.parent ? entry_of(e->it.parent) : NULL);
+	t->nr_spare--;
+	return e;
 }
 
 void remap_tree_destroy(struct remap_tree *t)
 {
-	struct remap_array *arr = t->arr;
+	struct interval_tree_node *n;
 
-	if (!arr)
-		return;
-	rcu_assign_pointer(t->arr, NULL);
-	array_free(t, arr);
+	remap_tree_drop_reservations(t);
+	while ((n = t->root.node)) {
+		interval_tree_remove(n, &t->root);
+		entry_free(t, entry_of(n));
+	}
 }
 
 unsigned int remap_tree_nr(const struct remap_tree *t)
 {
-	return t->arr ? t->arr->nr : 0;
+	return (unsigned int)t->root.nr;
 }
 
 bool remap_tree_maybe_populated(const struct remap_tree *t)
 {
-	return CMM_LOAD_SHARED(t->arr) != NULL;
+	return CMM_LOAD_SHARED(t->root.node) != NULL ||
+	       CMM_LOAD_SHARED(t->spare) != NULL;
 }
 
 unsigned int remap_tree_reserved(const struct remap_tree *t)
 {
-	return t->arr ? t->arr->reserved : 0;
+	return t->nr_spare;
 }
 
 const struct remap_entry *remap_tree_entry(const struct remap_tree *t,
 					   unsigned int i)
 {
-	return t->arr && i < t->arr->nr ? &t->arr->entry[i] : NULL;
-}
+	const struct interval_tree_node *n = interval_tree_first(&t->root);
 
-/* Move to an array of @capacity slots (0: none at all). 0 or -ENOMEM. */
-static int resize(struct remap_tree *t, unsigned int capacity)
-{
-	struct remap_array *old = t->arr, *arr = NULL;
-	unsigned int nr = old ? old->nr : 0;
-
-	if (capacity) {
-		arr = account_alloc(t->acct, t->type,
-				    sizeof(*arr) +
-				    capacity * sizeof(struct remap_entry),
-				    remap_array_kernel_bytes(capacity));
-		if (!arr)
-			return -ENOMEM;
-		arr->capacity = capacity;
-		if (old) {
-			arr->nr = nr;
-			arr->reserved = old->reserved;
-			memcpy(arr->entry, old->entry,
-			       nr * sizeof(struct remap_entry));
-		}
-	}
-	rcu_assign_pointer(t->arr, arr);
-	if (old)
-		array_free(t, old);
-	return 0;
+	while (n && i--)
+		n = interval_tree_next(n);
+	return n ? entry_of(n) : NULL;
 }
 
 int remap_tree_reserve(struct remap_tree *t, unsigned int n)
 {
-	struct remap_array *arr = t->arr;
-	unsigned int used = arr ? arr->nr + arr->reserved : 0;
-	unsigned int cap = arr ? arr->capacity : 0;
+	struct remap_entry *got = NULL, *e;
+	unsigned int i;
 
-	if (!n)
-		return 0;
-	if (used + n > cap) {
-		unsigned int want = used + n;
-
-		/* grow by half at least: n inserts cost O(n) copies */
-		if (want < cap + cap / 2)
-			want = cap + cap / 2;
-		if (resize(t, capacity_for(want)))
-			return -ENOMEM;
+	/* all or nothing: a failure leaves the spare list as it was */
+	for (i = 0; i < n; i++) {
+		e = account_alloc(t->acct, t->type, sizeof(*e),
+				  remap_entry_kernel_bytes());
+		if (!e)
+			goto fail;
+		e->it.parent = got ? &got->it : NULL;
+		got = e;
 	}
-	t->arr->reserved += n;
+	while (got) {
+		e = got;
+		got = e->it.parent ? entry_of(e->it.parent) : NULL;
+		push_spare(t, e);
+	}
 	return 0;
-}
-
-/* Drop an array nothing needs any more; shrink one mostly empty. */
-static void maybe_shrink(struct remap_tree *t)
-{
-	struct remap_array *arr = t->arr;
-	unsigned int used = arr->nr + arr->reserved;
-
-	if (!used) {
-		resize(t, 0);
-		return;
+fail:
+	while (got) {
+		e = got;
+		got = e->it.parent ? entry_of(e->it.parent) : NULL;
+		entry_free(t, e);
 	}
-	/* a failed shrink only keeps a larger array: harmless */
-	if (used * 4 <= arr->capacity && arr->capacity > 8)
-		resize(t, capacity_for(used * 2));
+	return -ENOMEM;
 }
 
 void remap_tree_unreserve(struct remap_tree *t)
 {
-	if (!t->arr || !t->arr->reserved)
-		return;
-	t->arr->reserved--;
-	maybe_shrink(t);
+	struct remap_entry *e = pop_spare(t);
+
+	if (e)
+		entry_free(t, e);
 }
 
 void remap_tree_drop_reservations(struct remap_tree *t)
 {
-	if (!t->arr)
-		return;
-	t->arr->reserved = 0;
-	maybe_shrink(t);
+	struct remap_entry *e;
+
+	while ((e = pop_spare(t)))
+		entry_free(t, e);
 }
 
-static int key_cmp(const struct remap_entry *e, unsigned long pgoff,
-		   long offset)
+static int key_cmp(unsigned long pgoff_a, long offset_a,
+		   unsigned long pgoff_b, long offset_b)
 {
-	if (e->pgoff != pgoff)
-		return e->pgoff < pgoff ? -1 : 1;
-	if (e->offset != offset)
-		return e->offset < offset ? -1 : 1;
+	if (pgoff_a != pgoff_b)
+		return pgoff_a < pgoff_b ? -1 : 1;
+	if (offset_a != offset_b)
+		return offset_a < offset_b ? -1 : 1;
 	return 0;
 }
 
-/* First entry whose key is not below (pgoff, offset) */
-static unsigned int lower_bound(const struct remap_array *arr,
-				unsigned long pgoff, long offset)
+static int node_cmp(const struct interval_tree_node *n, unsigned long pgoff,
+		    long offset)
 {
-	unsigned int lo = 0, hi = arr->nr;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (key_cmp(&arr->entry[mid], pgoff, offset) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void fix_end_max(struct remap_array *arr, unsigned int from)
-{
-	unsigned int i;
-
-	for (i = from; i < arr->nr; i++) {
-		unsigned long prev = i ? arr->entry[i - 1].end_max : 0;
-		unsigned long end = arr->entry[i].pgoff_end;
-
-		arr->entry[i].end_max = end > prev ? end : prev;
-	}
+	return key_cmp(n->start, entry_of(n)->offset, pgoff, offset);
 }
 
 bool remap_tree_insert(struct remap_tree *t, unsigned long pgoff,
 		       unsigned long nr_pages, long offset)
 {
-	struct remap_array *arr = t->arr;
-	unsigned int pos;
+	struct interval_tree_node **link = &t->root.node, *parent = NULL;
+	struct remap_entry *e;
 
-	if (!arr || !arr->reserved || !nr_pages)
+	if (!t->spare || !nr_pages)
 		return false;
-	pos = lower_bound(arr, pgoff, offset);
-	if (pos < arr->nr && !key_cmp(&arr->entry[pos], pgoff, offset))
-		return false;
-	memmove(&arr->entry[pos + 1], &arr->entry[pos],
-		(arr->nr - pos) * sizeof(struct remap_entry));
-	arr->entry[pos].pgoff = pgoff;
-	arr->entry[pos].pgoff_end = pgoff + nr_pages;
-	arr->entry[pos].offset = offset;
-	arr->nr++;
-	arr->reserved--;
-	fix_end_max(arr, pos);
+	while (*link) {
+		int c = node_cmp(*link, pgoff, offset);
+
+		if (!c)
+			return false;
+		parent = *link;
+		link = c > 0 ? &parent->left : &parent->right;
+	}
+	e = pop_spare(t);
+	e->it.start = pgoff;
+	e->it.last = pgoff + nr_pages - 1;
+	e->offset = offset;
+	interval_tree_insert_at(&e->it, parent, link, &t->root);
 	return true;
+}
+
+static struct remap_entry *find(const struct remap_tree *t,
+				unsigned long pgoff, long offset)
+{
+	struct interval_tree_node *n = t->root.node;
+
+	while (n) {
+		int c = node_cmp(n, pgoff, offset);
+
+		if (!c)
+			return entry_of(n);
+		n = c > 0 ? n->left : n->right;
+	}
+	return NULL;
 }
 
 bool remap_tree_remove(struct remap_tree *t, unsigned long pgoff,
 		       unsigned long nr_pages, long offset, bool keep_slot)
 {
-	struct remap_array *arr = t->arr;
-	unsigned int pos;
+	struct remap_entry *e = find(t, pgoff, offset);
 
-	if (!arr)
+	if (!e || !nr_pages || e->it.last != pgoff + nr_pages - 1)
 		return false;
-	pos = lower_bound(arr, pgoff, offset);
-	if (pos >= arr->nr || key_cmp(&arr->entry[pos], pgoff, offset) ||
-	    arr->entry[pos].pgoff_end != pgoff + nr_pages)
-		return false;
-	arr->nr--;
-	memmove(&arr->entry[pos], &arr->entry[pos + 1],
-		(arr->nr - pos) * sizeof(struct remap_entry));
-	fix_end_max(arr, pos);
+	interval_tree_remove(&e->it, &t->root);
 	if (keep_slot)
-		arr->reserved++;
+		push_spare(t, e);
 	else
-		maybe_shrink(t);
+		entry_free(t, e);
 	return true;
 }
 
-bool remap_tree_next_offset(const struct remap_tree *t, unsigned long index,
-			    bool have_after, long after, long *offset)
+/* The first node whose key is above @pos's, in one descent */
+static struct interval_tree_node *
+successor(const struct remap_tree *t, const struct remap_cursor *pos)
 {
-	const struct remap_array *arr = t->arr;
-	unsigned int lo = 0, hi;
-	bool found = false;
-	long best = 0;
+	struct interval_tree_node *n = t->root.node, *best = NULL;
 
-	if (!arr)
-		return false;
-	/* hi: how many entries start at or below index */
-	hi = arr->nr;
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (arr->entry[mid].pgoff <= index)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo-- > 0) {
-		const struct remap_entry *e = &arr->entry[lo];
-
-		/* nothing at or below here reaches index */
-		if (e->end_max <= index)
-			break;
-		if (e->pgoff_end <= index)
-			continue;
-		if (have_after && e->offset <= after)
-			continue;
-		if (!found || e->offset < best) {
-			best = e->offset;
-			found = true;
+	while (n) {
+		if (node_cmp(n, pos->pgoff, pos->offset) > 0) {
+			best = n;
+			n = n->left;
+		} else {
+			n = n->right;
 		}
 	}
-	if (found)
-		*offset = best;
-	return found;
+	return best;
+}
+
+/* The first node overlapping [first, last] after @pos, O(log n) */
+static struct interval_tree_node *
+next_overlapping(const struct remap_tree *t, unsigned long first,
+		 unsigned long last, const struct remap_cursor *pos)
+{
+	struct interval_tree_node *n;
+
+	if (!pos->started)
+		return interval_tree_iter_first(&t->root, first, last);
+	n = successor(t, pos);
+	if (!n || n->start > last)
+		return NULL;
+	if (n->last >= first)
+		return n;
+	/* iter_next looks only after n, at what lies to its right */
+	return interval_tree_iter_next(n, first, last);
+}
+
+/*
+ * Did an entry before @e, with @e's offset, overlap [first, last]? Only
+ * an entry starting below @e's pgoff can, and it must reach @first.
+ */
+static bool offset_seen(const struct remap_tree *t, unsigned long first,
+			const struct remap_entry *e)
+{
+	struct interval_tree_node *n;
+
+	if (e->it.start <= first)
+		return false;
+	for (n = interval_tree_iter_first(&t->root, first, e->it.start - 1);
+	     n; n = interval_tree_iter_next(n, first, e->it.start - 1))
+		if (entry_of(n)->offset == e->offset)
+			return true;
+	return false;
+}
+
+bool remap_tree_next_offset(const struct remap_tree *t, unsigned long first,
+			    unsigned long last, struct remap_cursor *pos,
+			    long *offset)
+{
+	struct interval_tree_node *n;
+
+	if (first > last)
+		return false;
+	while ((n = next_overlapping(t, first, last, pos))) {
+		const struct remap_entry *e = entry_of(n);
+
+		pos->pgoff = n->start;
+		pos->offset = e->offset;
+		pos->started = true;
+		if (!offset_seen(t, first, e)) {
+			*offset = e->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *remap_tree_check(const struct remap_tree *t)
+{
+	const struct interval_tree_node *n, *prev = NULL;
+	const struct remap_entry *e;
+	unsigned int spare = 0;
+	const char *err = interval_tree_check(&t->root);
+
+	if (err)
+		return err;
+	for (n = interval_tree_first(&t->root); n; n = interval_tree_next(n)) {
+		if (prev && node_cmp(prev, n->start, entry_of(n)->offset) >= 0)
+			return "keys not in increasing (pgoff, offset) order";
+		prev = n;
+	}
+	for (e = t->spare; e; e = e->it.parent ? entry_of(e->it.parent) : NULL)
+		spare++;
+	if (spare != t->nr_spare)
+		return "spare list length differs from its count";
+	return NULL;
 }

@@ -18,15 +18,21 @@
  * the same pgoff at the same offset would map the same address, so the
  * entries covering any pgoff have distinct offsets.
  *
- * Entries live in one sorted array per context (most contexts have none
- * and no array). A lookup is a binary search and a short backward scan
- * bounded by a prefix maximum of the ends; it never allocates, and it
- * iterates offsets in increasing order from any offset, so a walk can
- * resume after any offset it has visited.
+ * Entries are the nodes of an augmented interval tree (lib/interval_tree.c,
+ * the structure of anon_vma->rb_root) ordered by (pgoff, offset). Insert
+ * and remove are O(log n); a lookup reports the entries overlapping a
+ * pgoff range one at a time, each step O(log n), and never allocates. Its
+ * position is a key, not a node, so a caller may let go of the lock
+ * between steps and resume in the tree as it is then.
  *
- * The array is read and written only under the context's remap lock, so
- * it is freed at once, not after a grace period; a reader that has not
- * taken the lock only tests whether the pointer is NULL.
+ * A reserved slot is a node allocated in advance and kept on a spare
+ * list until an insert takes it; a removal that keeps its slot puts the
+ * node back there. So an insert never allocates, and failure is met only
+ * where a hook can report it.
+ *
+ * The tree is read and written only under the context's remap lock, so
+ * nodes are freed at once, not after a grace period; a reader that has
+ * not taken the lock only tests whether the tree and spare list are empty.
  */
 #ifndef COWCTX_REMAP_TREE_H
 #define COWCTX_REMAP_TREE_H
@@ -35,40 +41,69 @@
 #include <stddef.h>
 
 #include <cowctx/account.h>
-
-struct remap_entry {
-	unsigned long pgoff;		/* first page */
-	unsigned long pgoff_end;	/* one past the last page */
-	long offset;			/* address page = pgoff + offset */
-	unsigned long end_max;		/* max pgoff_end in [0, i] */
-};
+#include <cowctx/interval_tree.h>
 
 /*
- * Kernel-equivalent layout: three counts, then the entries; one kmalloc
- * object, sized up to its kmalloc class.
+ * Kernel-equivalent layout (x86-64):
+ *
+ *	struct rb_node rb;			 24
+ *	unsigned long pgoff, last;		 16  it.start, it.last
+ *	unsigned long subtree_last;		  8
+ *	long offset;				  8
+ *						---
+ *						 56  kmalloc-64
+ *
+ * A spare node links to the next through it.parent (it is in no tree).
  */
-struct remap_array {
-	unsigned int nr;	/* entries in use */
-	unsigned int reserved;	/* slots promised to unlinked VMAs */
-	unsigned int capacity;
-	struct remap_entry entry[];
+struct remap_entry {
+	struct interval_tree_node it;	/* [pgoff, pgoff_end - 1] */
+	long offset;			/* address page = pgoff + offset */
 };
 
-#define REMAP_ARRAY_KERNEL_HEADER	16	/* 3 x u32, padded to 8 */
+#define REMAP_ENTRY_KERNEL_SIZE	56
 
-/* The kernel's context holds only @arr; the rest is the model's */
+static inline unsigned long remap_entry_pgoff(const struct remap_entry *e)
+{
+	return e->it.start;
+}
+
+static inline unsigned long remap_entry_end(const struct remap_entry *e)
+{
+	return e->it.last + 1;
+}
+
+/*
+ * The kernel's context holds the root (struct rb_root, 8 bytes) and the
+ * spare list's head, which may share the context's rcu_head: a context
+ * is freed only once it has no reservation left. The rest is the model's.
+ */
 struct remap_tree {
-	struct remap_array *arr;	/* NULL: no entries, no reservations */
+	struct interval_tree_root root;
+	struct remap_entry *spare;	/* reserved, not yet inserted */
+	unsigned int nr_spare;
 	struct account *acct;
 	int type;
 };
 
+/*
+ * A lookup's position: the key of the entry it reported last. Start
+ * every lookup from REMAP_CURSOR_INIT.
+ */
+struct remap_cursor {
+	unsigned long pgoff;
+	long offset;
+	bool started;
+};
+
+#define REMAP_CURSOR_INIT	{ 0, 0, false }
+
 /* kmalloc()'s size class for @size bytes (x86-64 SLUB defaults) */
 size_t kmalloc_size_class(size_t size);
-size_t remap_array_kernel_bytes(unsigned int capacity);
+/* What one entry (or reserved slot) costs a kernel */
+size_t remap_entry_kernel_bytes(void);
 
 void remap_tree_init(struct remap_tree *t, struct account *acct, int type);
-/* Free the array; the tree must have no entries. */
+/* Free every node; the tree must have no entries. */
 void remap_tree_destroy(struct remap_tree *t);
 
 /* Promise @n more entries: later inserts cannot fail. 0 or -ENOMEM. */
@@ -94,18 +129,25 @@ bool remap_tree_remove(struct remap_tree *t, unsigned long pgoff,
 		       unsigned long nr_pages, long offset, bool keep_slot);
 
 /*
- * The smallest offset greater than @after (any offset if !@have_after)
- * among entries covering @index. False when there is none.
+ * The next distinct offset among the entries overlapping pgoffs
+ * [first, last], after @pos, in (pgoff, offset) order of the entry that
+ * first brings it; @pos advances. False when there is none. For one page
+ * (first == last) every entry brings a new offset and a step is
+ * O(log n); over a wider range an offset already brought by an earlier
+ * overlapping entry is skipped, at O(log n + k) for k such entries.
  */
-bool remap_tree_next_offset(const struct remap_tree *t, unsigned long index,
-			    bool have_after, long after, long *offset);
+bool remap_tree_next_offset(const struct remap_tree *t, unsigned long first,
+			    unsigned long last, struct remap_cursor *pos,
+			    long *offset);
 
 unsigned int remap_tree_nr(const struct remap_tree *t);
-/* Without the lock: may there be entries? (no array: certainly not) */
+/* Without the lock: may there be entries or reservations? */
 bool remap_tree_maybe_populated(const struct remap_tree *t);
 unsigned int remap_tree_reserved(const struct remap_tree *t);
-/* entry @i in sorted order (tests and debugging) */
+/* entry @i in (pgoff, offset) order, O(i) (tests and debugging) */
 const struct remap_entry *remap_tree_entry(const struct remap_tree *t,
 					   unsigned int i);
+/* NULL when the tree is sound, else what is wrong (tests) */
+const char *remap_tree_check(const struct remap_tree *t);
 
 #endif /* COWCTX_REMAP_TREE_H */

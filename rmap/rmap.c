@@ -7,20 +7,24 @@
 #include <cowctx/mm.h>
 #include <cowctx/rmap.h>
 
+#define RMAP_BACKEND(ops)	&ops,
+#define RMAP_TEST_BACKEND(ops)
 const struct rmap_ops *const rmap_backends[] = {
-	&scan_rmap_ops,
-	&anon_vma_rmap_ops,
-	&cow_context_rmap_ops,
+#include <cowctx/rmap_backends.h>
 	NULL,
 };
+#undef RMAP_BACKEND
+#undef RMAP_TEST_BACKEND
 
 /* Test-only backends: reachable by name, never in the default list */
+#define RMAP_BACKEND(ops)
+#define RMAP_TEST_BACKEND(ops)	&ops,
 static const struct rmap_ops *const test_backends[] = {
-	&broken_scan_rmap_ops,
-	&cow_context_noprune_rmap_ops,
-	&cow_context_poc_rmap_ops,
+#include <cowctx/rmap_backends.h>
 	NULL,
 };
+#undef RMAP_BACKEND
+#undef RMAP_TEST_BACKEND
 
 const struct rmap_ops *rmap_backend_find(const char *name)
 {
@@ -57,9 +61,17 @@ bool rmap_walk_candidate(struct rmap_walk_control *rwc, struct folio *folio,
 
 int rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)
 {
-	folio->model->walk.walks++;
+	struct model *m = folio->model;
+	const void *writer = m->family.writer;
+	int ret;
+
+	m->walk.walks++;
 	rwc->stopped = false;
-	return folio->model->rmap->walk(folio, rwc);
+	/* a walk writes from reclaim's CPU, not a family process's */
+	m->family.writer = NULL;
+	ret = m->rmap->walk(folio, rwc);
+	m->family.writer = writer;
+	return ret;
 }
 
 char *rmap_json(struct model *m, bool braces)

@@ -13,6 +13,7 @@
 #include <cowctx/mm.h>
 #include <cowctx/rmap.h>
 #include "scenario/check.h"
+#include "scenario/layout.h"
 
 struct mapping {
 	const struct folio *folio;
@@ -166,8 +167,6 @@ static void check_empty(struct ctx *c, struct model *m)
 {
 	int i;
 
-	if (m->rmap->quiesce)
-		m->rmap->quiesce(m);
 	if (m->nr_anon_folios)
 		mismatch(c, "%lu anonymous folios left after every exit",
 			 m->nr_anon_folios);
@@ -192,6 +191,7 @@ int model_check(struct model *m, struct check_stats *st, FILE *out,
 			 .backend = m->rmap->name };
 	struct mm_struct *mm;
 	struct folio *folio, *tmp;
+	const char *bad;
 	size_t i = 0;
 
 	st->checks++;
@@ -217,5 +217,11 @@ int model_check(struct model *m, struct check_stats *st, FILE *out,
 	if (list_empty(&m->mms))
 		check_empty(&c, m);
 	free(c.truth.v);
+	/* the merge decisions rest on these: see mm/vma.c */
+	bad = anon_vma_id_check(m);
+	if (bad == anon_vma_id_nomem)
+		return -ENOMEM;
+	if (bad)
+		mismatch(&c, "%s", bad);
 	return c.truth.nomem ? -ENOMEM : 0;
 }

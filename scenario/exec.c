@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include <cowctx/mm.h>
+#include <cowctx/rmap.h>
 #include "scenario/exec.h"
+#include "scenario/layout.h"
 
 struct exec_proc *exec_find_proc(struct exec_state *es, const char *name)
 {
@@ -75,23 +77,24 @@ static int touch(struct mm_struct *mm, const struct stmt *st,
 	return 0;
 }
 
-static int exec_stmt(struct exec_state *es, const struct stmt *st, FILE *err)
+/*
+ * Run one statement other than `check`: 0, or the kernel's -errno
+ * (a touch's -EFAULT with the faulting address in *@fault_addr).
+ */
+static int do_stmt(struct exec_state *es, const struct stmt *st,
+		   unsigned long *fault_addr)
 {
 	struct model *m = es->m;
 	struct exec_proc *p = NULL;
 	struct mm_struct *mm = NULL, *child;
 	struct file *file = NULL;
-	unsigned long fault_addr = 0;
 	int ret = 0;
 
-	if (st->kind != STMT_PROC && st->kind != STMT_CHECK) {
+	if (st->kind != STMT_PROC) {
+		/* the parser checked liveness: only a bug fails here */
 		p = exec_find_proc(es, st->proc);
-		if (!p) {
-			/* the parser checked liveness: only a bug gets here */
-			fprintf(err, "%s:%d: unknown process '%s'\n",
-				es->sc->path, st->line, st->proc);
-			return 2;
-		}
+		if (!p)
+			return -ENOENT;
 		mm = p->mm;
 	}
 	switch (st->kind) {
@@ -124,13 +127,7 @@ static int exec_stmt(struct exec_state *es, const struct stmt *st, FILE *err)
 		ret = do_madvise(mm, st->addr, st->len, st->advice);
 		break;
 	case STMT_TOUCH:
-		ret = touch(mm, st, &fault_addr);
-		if (ret == -EFAULT) {
-			fprintf(err, "%s:%d: %s touch %s of %#lx: unmapped or inaccessible page (SIGSEGV)\n",
-				es->sc->path, st->line, st->proc,
-				st->write ? "write" : "read", fault_addr);
-			return 2;
-		}
+		ret = touch(mm, st, fault_addr);
 		break;
 	case STMT_FORK:
 		ret = mm_fork(mm, st->child, &child);
@@ -142,31 +139,118 @@ static int exec_stmt(struct exec_state *es, const struct stmt *st, FILE *err)
 		del_proc(es, p);
 		break;
 	case STMT_CHECK:
-		if (es->on_check)
-			return es->on_check(es, st, es->arg);
-		return 0;
+		break;
 	}
+	return ret;
+}
+
+/* "FILE:LINE: why the kernel refuses @st" */
+static void report_refusal(struct exec_state *es, const struct stmt *st,
+			   int ret, unsigned long fault_addr, FILE *err)
+{
+	if (ret == -ENOENT && !exec_find_proc(es, st->proc))
+		fprintf(err, "%s:%d: unknown process '%s'\n", es->sc->path,
+			st->line, st->proc);
+	else if (st->kind == STMT_TOUCH && ret == -EFAULT)
+		fprintf(err, "%s:%d: %s touch %s of %#lx: unmapped or inaccessible page (SIGSEGV)\n",
+			es->sc->path, st->line, st->proc,
+			st->write ? "write" : "read", fault_addr);
+	else
+		fprintf(err, "%s:%d: %s %s: %s (%s)\n", es->sc->path,
+			st->line, st->proc, stmt_kind_name(st->kind),
+			strerror(-ret), errno_name(-ret));
+}
+
+static int exec_stmt(struct exec_state *es, const struct stmt *st, FILE *err)
+{
+	unsigned long fault_addr = 0;
+	int ret;
+
+	if (st->kind == STMT_CHECK)
+		return es->on_check ? es->on_check(es, st, es->arg) : 0;
+	ret = do_stmt(es, st, &fault_addr);
 	if (ret) {
-		fprintf(err, "%s:%d: %s %s: %s (%s)\n", es->sc->path, st->line,
-			st->proc, stmt_kind_name(st->kind), strerror(-ret),
-			errno_name(-ret));
+		report_refusal(es, st, ret, fault_addr, err);
 		return 2;
 	}
 	return 0;
 }
 
+/*
+ * One statement on @es and on the reference instance @ref: both must
+ * accept it or refuse it alike, and leave the same layout (layout.c).
+ * 1 and a report on @err when they differ.
+ */
+static int exec_stmt_ref(struct exec_state *es, struct exec_state *ref,
+			 const struct stmt *st, FILE *err)
+{
+	unsigned long fault_addr = 0, ref_fault_addr = 0;
+	const char *bad;
+	char where[512];
+	int ret, ref_ret;
+
+	snprintf(where, sizeof(where), "%s:%d", es->sc->path, st->line);
+	ref_ret = st->kind == STMT_CHECK ? 0 :
+		  do_stmt(ref, st, &ref_fault_addr);
+	if (st->kind == STMT_CHECK) {
+		ret = es->on_check ? es->on_check(es, st, es->arg) : 0;
+		if (ret)
+			return ret;
+	} else {
+		ret = do_stmt(es, st, &fault_addr);
+	}
+	if (ret != ref_ret || fault_addr != ref_fault_addr) {
+		fprintf(err, "%s: %s %s what %s %s\n", where, es->m->rmap->name,
+			ret ? "refuses" : "accepts", ref->m->rmap->name,
+			ref_ret ? "refuses" : "accepts");
+		if (ret)
+			report_refusal(es, st, ret, fault_addr, err);
+		if (ref_ret)
+			report_refusal(ref, st, ref_ret, ref_fault_addr, err);
+		return 1;
+	}
+	if (ret) {
+		report_refusal(es, st, ret, fault_addr, err);
+		return 2;
+	}
+	bad = anon_vma_id_check(ref->m);
+	if (!bad)
+		bad = anon_vma_id_check(es->m);
+	if (bad == anon_vma_id_nomem) {
+		fprintf(err, "%s: out of memory\n", where);
+		return 2;
+	}
+	if (bad) {
+		fprintf(err, "%s: anon_vma_id: %s\n", where, bad);
+		return 1;
+	}
+	return layout_compare(ref, es, err, where);
+}
+
 int scenario_exec(struct exec_state *es, const struct scenario *sc,
 		  struct model *m, FILE *err)
 {
-	int i, ret;
+	struct exec_state ref = { .sc = sc };
+	int i, ret = 0;
 
 	es->sc = sc;
 	es->m = m;
-	for (i = 0; i < sc->nr; i++) {
-		ret = exec_stmt(es, &sc->stmts[i], err);
-		if (ret)
-			return ret;
+	if (es->layout_ref && es->layout_ref != m->rmap) {
+		ref.m = model_create(es->layout_ref);
+		if (!ref.m) {
+			fprintf(err, "%s: out of memory\n", sc->path);
+			return 2;
+		}
 	}
+	for (i = 0; i < sc->nr && !ret; i++)
+		ret = ref.m ? exec_stmt_ref(es, &ref, &sc->stmts[i], err) :
+			      exec_stmt(es, &sc->stmts[i], err);
+	if (ref.m) {
+		exec_state_release(&ref);
+		model_destroy(ref.m);
+	}
+	if (ret)
+		return ret;
 	if (es->on_check)
 		return es->on_check(es, NULL, es->arg);
 	return 0;

@@ -27,13 +27,20 @@ struct exec_state {
 	int (*on_check)(struct exec_state *es, const struct stmt *st,
 			void *arg);
 	void *arg;
+	/*
+	 * When set (to Linux's backend, anon_vma), a second instance runs
+	 * every statement too, and after each the two must have accepted
+	 * or refused it alike and hold the same VMA layout (layout.h).
+	 */
+	const struct rmap_ops *layout_ref;
 };
 
 /*
  * Execute every statement of @sc on @m. A statement the kernel would
  * refuse prints "FILE:LINE: message" to @err and returns 2; a nonzero
- * on_check return value is returned as is; 0 when the scenario ran
- * to its end. The state stays valid (live processes, their mms) until
+ * on_check return value is returned as is; a difference from the
+ * layout_ref instance is reported to @err and returns 1; 0 when the
+ * scenario ran to its end. The state stays valid (live processes, their mms) until
  * exec_state_release().
  */
 int scenario_exec(struct exec_state *es, const struct scenario *sc,

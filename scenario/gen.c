@@ -278,7 +278,10 @@ static int gen_madvise(struct gen *g, struct gen_proc *p)
 	return 0;
 }
 
-/* A VMA whose pages sit away from their linear address, if any */
+/*
+ * A VMA whose anonymous pages sit away from their linear address (moved
+ * after its first fault: anonymous or private file), if any
+ */
 static struct vm_area_struct *pick_moved_vma(struct gen *g,
 					     struct mm_struct *mm)
 {
@@ -287,8 +290,8 @@ static struct vm_area_struct *pick_moved_vma(struct gen *g,
 	for (i = 0; i < n; i++) {
 		struct vm_area_struct *vma = mm->mm_mt.vmas[(start + i) % n];
 
-		if (!vma->vm_file && vma->anon_vma &&
-		    vma->vm_start >> PAGE_SHIFT != vma->vm_pgoff)
+		if (vma->anon_vma &&
+		    vma->vm_start >> PAGE_SHIFT != vma->vm_anon_pgoff)
 			return vma;
 	}
 	return NULL;
@@ -336,7 +339,7 @@ static int gen_move_moved(struct gen *g, struct gen_proc *p)
 		return 1;
 	sub_range(g, vma, &addr, &len);
 	if (chance(g, 40))
-		to = linear_page_index(vma, addr) << PAGE_SHIFT;
+		to = linear_anon_page_index(vma, addr) << PAGE_SHIFT;
 	else
 		to = window_addr(g, len / PAGE_SIZE);
 	if (to < GEN_BASE || to + len > GEN_BASE + GEN_PAGES * PAGE_SIZE ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scenario language, version 1 (../shared/SCENARIO.md): parsed once,
+ * The scenario language, version 1 (docs/scenario.md): parsed once,
  * then executed against a model instance or real processes.
  */
 #ifndef COWCTX_SCENARIO_H

@@ -14,21 +14,18 @@ use warnings;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
 use JSON::PP;
+use Test::More;
 
 my $root = dirname(dirname(__FILE__));
 $root = '.' if $root eq '';
 chdir $root or die "chdir $root: $!";
 my $cowctx = $ENV{COWCTX} // 'build/cowctx';
 my $dir = 'tests/anon_vma';
-my $n = 0;
-my $failed = 0;
+# ok(), and the lines that say why when it fails
+sub ok_or_diag {
+	my ($cond, $name, @why) = @_;
 
-sub ok {
-	my ($cond, $name, @diag) = @_;
-	$n++;
-	print +($cond ? '' : 'not '), "ok $n - $name\n";
-	print "#   $_\n" for ($cond ? () : @diag);
-	$failed++ unless $cond;
+	ok($cond, $name) or diag(map { "  $_" } @why);
 	return $cond;
 }
 
@@ -63,30 +60,30 @@ for my $file (sort keys %data) {
 	my ($rc, $json, $out) = run_json("$dir/$file");
 	my $b = $json ? $json->{backends}{anon_vma} : undef;
 
-	unless (ok($rc == 0 && $b && $b->{mismatches} == 0,
+	unless (ok_or_diag($rc == 0 && $b && $b->{mismatches} == 0,
 		   "$file: runs and agrees with the oracle",
 		   "exit $rc", split /\n/, substr($out, 0, 2000))) {
 		ok(0, "$file: counts") for 1 .. 2;
 		next;
 	}
 	my ($av, $avc) = @{ $b->{objects} }{qw(anon_vma anon_vma_chain)};
-	ok($av == $dav && $avc == $davc,
+	ok_or_diag($av == $dav && $avc == $davc,
 	   "$file: $dav anon_vma, $davc anon_vma_chain, as derived",
 	   "model: $av anon_vma, $avc anon_vma_chain");
-	ok($av == $kav && $avc == $kavc,
+	ok_or_diag($av == $kav && $avc == $kavc,
 	   "$file: the kernel's counts ($kernel_version)",
 	   "model: $av/$avc, kernel: $kav/$kavc");
 	if ($file eq 'fan-n4-v3.scn') {
 		my $l = $b->{locks} // {};
 		my $sum = 0;
 		$sum += $l->{$_}{write} for grep { /^anon_vma_root\./ } keys %$l;
-		ok($l->{'anon_vma_root'} &&
+		ok_or_diag($l->{'anon_vma_root'} &&
 		   $l->{'anon_vma_root'}{write} == $sum &&
 		   $l->{'anon_vma_root.fork'}{write} == 2 * 4 * 3 &&
 		   $l->{'anon_vma_root.prepare'}{write} == 3,
 		   "$file: --json locks: 3 prepares, 2 per forked VMA, sites sum to the total",
 		   encode_json($l));
-		ok($b->{bytes} == 104 * $av + 64 * $avc,
+		ok_or_diag($b->{bytes} == 104 * $av + 64 * $avc,
 		   "$file: bytes are 104 per anon_vma, 64 per AVC",
 		   "bytes $b->{bytes}");
 	}
@@ -95,7 +92,7 @@ for my $file (sort keys %data) {
 opendir my $dh, $dir or die "$dir: $!";
 my @unrecorded = grep { /\.scn$/ && !$data{$_} } readdir $dh;
 closedir $dh;
-ok(!@unrecorded, "every shape in $dir has its counts recorded",
+ok_or_diag(!@unrecorded, "every shape in $dir has its counts recorded",
    "unrecorded: @unrecorded");
 
 # the generated shapes are what mkshapes.sh says they are
@@ -105,7 +102,7 @@ opendir $dh, $tmp or die "$tmp: $!";
 my @gen = sort grep { /\.scn$/ } readdir $dh;
 closedir $dh;
 my @stale = grep { system('cmp', '-s', "$tmp/$_", "$dir/$_") != 0 } @gen;
-ok(@gen >= 10 && !@stale,
+ok_or_diag(@gen >= 10 && !@stale,
    scalar(@gen) . " fan/chain shapes match mkshapes.sh's output",
    "differ: @stale");
 
@@ -124,17 +121,17 @@ if (($ENV{ANON_VMA_KERNEL} // '') eq '1' && $> == 0) {
 	}
 	for my $file (sort keys %data) {
 		my $m = $k{$file} // [ '?', '?', '?', '?' ];
-		ok("$m->[0] $m->[1]" eq "$data{$file}[2] $data{$file}[3]" &&
+		ok_or_diag("$m->[0] $m->[1]" eq "$data{$file}[2] $data{$file}[3]" &&
 		   "$m->[2] $m->[3]" eq '0 0',
 		   "$file: measured again on this kernel, all freed at exit",
 		   "measured @$m, recorded $data{$file}[2] $data{$file}[3]");
 	}
 } else {
-	$n++;
 	# tests/kernel.t judges these shapes on the kernel through cowctx
 	# kernel; kmeasure is the independent second opinion, on request
-	print "ok $n # SKIP kmeasure re-measurement runs with ANON_VMA_KERNEL=1 as root; tests/kernel.t judges the shapes on the kernel\n";
+	SKIP: {
+		skip "kmeasure re-measurement runs with ANON_VMA_KERNEL=1 as root; tests/kernel.t judges the shapes on the kernel", 1;
+	}
 }
 
-print "1..$n\n";
-exit($failed ? 1 : 0);
+done_testing();

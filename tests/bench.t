@@ -3,32 +3,23 @@
 #
 # cowctx bench at the tiny sizes: the JSON's shape, and relations that
 # must hold whatever the machine's speed (no timings are compared):
-# exact anon_vma counts from reference/REAL-KERNEL.md's fork tables,
+# exact anon_vma counts from docs/real-kernel.md's fork tables,
 # walks that miss nothing and agree across backends, no leaks, phase
-# figures that add up, ratios that are the quotients they claim,
-# callgrind counts that repeat exactly, the generated workloads valid
-# under the oracle, the report and its plots written, bad input refused.
+# figures that add up, ratios that are the quotients they claim, times
+# with their quartiles, callgrind counts that repeat exactly, the
+# generated workloads valid under the oracle, the report and its plots
+# written (targets named with their sources, losses only where worse,
+# parameters defined), the verdict on one screen, a user's scenario on
+# three backends in three columns, bad input refused.
 
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
 use JSON::PP;
+use Test::More;
 
 my $cowctx = $ENV{COWCTX} // 'build/cowctx';
 my $tmp = tempdir(CLEANUP => 1);
-my $n = 0;
-my $failed = 0;
-
-sub ok {
-	my ($cond, $what) = @_;
-	$n++;
-	print(($cond ? "ok" : "not ok") . " $n - $what\n");
-	$failed++ unless $cond;
-	return $cond;
-}
-
-sub diag { print "# $_\n" for split /\n/, join('', @_) }
-
 sub run_json {
 	my ($args) = @_;
 	my $out = `$cowctx bench $args 2>$tmp/stderr`;
@@ -41,13 +32,14 @@ sub run_json {
 
 my @required = qw(bytes peak_bytes fork_allocs fork_ns walk_ns
 		  examined_per_found family_lock_objects);
-my %workload_names = map { $_ => 1 } qw(zygote chain realloc jit reclaim exit);
+my %workload_names = map { $_ => 1 } qw(zygote chain realloc jit reclaim exit
+					 realzygote daemon);
 
 # ---- the default tiny run, without curves or callgrind (fast) --------
 my ($rc, $j) = run_json("--tiny --no-curves --no-callgrind --json --out $tmp/r1");
 ok($rc == 0, "bench --tiny --json exits 0");
 ok(ref $j eq "HASH" && ref $j->{workloads} eq "ARRAY" && scalar(@{$j->{workloads}}),
-   "JSON has a non-empty workloads array") or do { print "1..$n\n"; exit 1 };
+   "JSON has a non-empty workloads array") or do { done_testing(); exit 1 };
 
 my $have_cow = $j->{backends}{cow_context} ? 1 : 0;
 diag("cow_context not built: its checks are skipped") unless $have_cow;
@@ -101,7 +93,7 @@ ok(!$epf, "examined_per_found >= 1 (the physical limit)");
 ok(!$phase_sum, "per-phase lock figures add up to the family-lock totals");
 ok(!$walks_eq, "backends walked the same folios") if $have_cow;
 
-# REAL-KERNEL.md, per root VMA: fan of N children N anon_vmas and 2N AVCs,
+# docs/real-kernel.md, per root VMA: fan of N children N anon_vmas and 2N AVCs,
 # chain of depth N N anon_vmas and N(N+3)/2 AVCs; the root's own V of each.
 my ($fan, $chain, $allocs) = (0, 0, 0);
 for my $w (@{$j->{workloads}}) {
@@ -125,7 +117,8 @@ for my $w (@{$j->{workloads}}) {
 	}
 	if ($have_cow) {
 		my $bad = 0;
-		for my $m (qw(bytes fork_allocs examined_per_found)) {
+		# every ratio, times too: the quotient of the figures shown
+		for my $m (keys %{$w->{ratio}}) {
 			my ($c, $b, $r) = ($w->{cow_context}{$m}, $a->{$m},
 					   $w->{ratio}{$m});
 			next unless defined $c && defined $b && $b != 0;
@@ -137,15 +130,40 @@ for my $w (@{$j->{workloads}}) {
 ok($fan && $chain, "the tiny defaults include a plain zygote and chain");
 ok(!$allocs, "ratios are cow_context / anon_vma") if $have_cow;
 
+# every time has its spread, and a per-call time lies within its quartiles
+my ($spread_bad, $spread_n) = (0, 0);
+for my $w (@{$j->{workloads}}) {
+	for my $c (@cols) {
+		for my $m (qw(fork_ns walk_ns full_walk_ns exit_ns)) {
+			my $v = $w->{$c}{$m};
+			next unless defined $v;
+			my $q = $w->{spread}{$c}{$m};
+			$spread_n++;
+			$spread_bad++, diag("$w->{label} $c $m: $v outside " . ($q ? "@$q" : "nothing"))
+				unless ref $q eq 'ARRAY' && $q->[0] <= $v && $v <= $q->[1];
+		}
+	}
+}
+ok($spread_n && !$spread_bad, "$spread_n per-call times, each with quartiles around it (one replay)");
+
+# issue 9's figures: the realistic zygote and the daemon are in the set
+my %by = map { $_->{name} => $_ } @{$j->{workloads}};
+ok($by{realzygote} && $by{realzygote}{params}{L} >= 1 &&
+   $by{realzygote}{anon_vma}{examined_per_found_full} >= 1,
+   "realzygote runs and reports VMAs examined per mapping found");
+ok($by{daemon} && $by{daemon}{anon_vma}{main_objects} > 0 &&
+   (!$have_cow || $by{daemon}{cow_context}{main_objects} > 0),
+   "daemon reports its live main rmap objects (anon_vmas, contexts)");
+
 # ---- callgrind: instruction counts exist and repeat exactly ----------
 SKIP: {
 	if (system("command -v valgrind >/dev/null 2>&1") != 0) {
-		print "ok ", ++$n, " # skip valgrind not installed\n";
+		Test::More->builder->skip("valgrind not installed");
 		last SKIP;
 	}
 	# valgrind 3.19 cannot read clang 14's DWARF 5: nothing to count then
 	if (system("valgrind --tool=none -q $cowctx --help >/dev/null 2>&1") != 0) {
-		print "ok ", ++$n, " # skip this valgrind cannot run $cowctx\n";
+		Test::More->builder->skip("this valgrind cannot run $cowctx");
 		last SKIP;
 	}
 	my @ir;
@@ -162,7 +180,7 @@ SKIP: {
 my $scn_ok = 1;
 for my $spec ('zygote:V=12,N=3,F=4', 'chain:D=4,V=6', 'chain:D=4,V=6,exit=1',
 	      'realloc:N=2,B=3,G=3', 'jit:N=2,R=2,P=12,rounds=4', 'reclaim',
-	      'exit:order=2') {
+	      'exit:order=2', 'realzygote', 'daemon') {
 	my $file = "$tmp/" . ($spec =~ tr/:=,/___/r) . ".scn";
 	system("$cowctx bench --tiny --scenario $spec > $file") == 0 or do {
 		$scn_ok = 0; diag("--scenario $spec failed"); next };
@@ -177,9 +195,26 @@ ok($rc == 0, "bench with curves exits 0");
 my $report = do { local $/; open my $f, '<', "$tmp/r2/report.md" or die; <$f> } // '';
 ok($report =~ /^- command: `cowctx bench /m && $report =~ /^- commit: /m &&
    $report =~ /^- machine: /m, "report.md starts with command, commit and machine");
-ok($report =~ /## The issue's targets/ && $report =~ /## Where cow_context loses/ &&
+ok($report =~ /## Targets/ && $report =~ /## Where cow_context loses/ &&
    $report =~ /against the real kernel/ && $report =~ /Android/,
    "report.md has targets, losses and both anchors");
+ok($report !~ /issue's/ && $report =~ m{docs/sources\.md} &&
+   $report =~ /cowctx issue 6/ && $report =~ /cowctx issue 9/,
+   "report.md names where its targets and external figures come from");
+ok(scalar($report =~ /## Workloads and parameters/ && $report =~ /\*\*zygote\*\*:.* V: / &&
+	  $report =~ /\*\*chain\*\*:.* D: /), "report.md defines the parameters its curves sweep");
+# a loss is listed only where the figure shown is worse
+my ($loss_rows, $loss_bad) = (0, 0);
+if ($report =~ /## Where cow_context loses\n(.*?)\n## /s) {
+	for (split /\n/, $1) {
+		# a time's quartiles follow its figure: "482 [400..632]"
+		my @f = map { s/ \[.*\]$//r } split /\s*\|\s*/;
+		next unless @f > 5 && $f[3] =~ /^-?[\d.e+]+$/ && $f[4] =~ /^-?[\d.e+]+$/;
+		$loss_rows++;
+		$loss_bad++, diag("listed but not worse: $_") unless $f[4] >= $f[3];
+	}
+}
+ok($loss_rows && !$loss_bad, "every one of $loss_rows rows of 'Where cow_context loses' shows a worse figure");
 ok(-s "$tmp/r2/results.json", "results.json written");
 if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
 	my @svg = glob("$tmp/r2/*.svg");
@@ -187,7 +222,7 @@ if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
 			  $s =~ /<svg/ && $s =~ /anon_vma/ } @svg;
 	ok(@svg >= 10 && $good == @svg, scalar(@svg) . " SVG plots, each naming anon_vma");
 } else {
-	print "ok ", ++$n, " # skip gnuplot not installed\n";
+	Test::More->builder->skip("gnuplot not installed");
 }
 
 # ---- anon_vma alone: the cow_context columns say so, they do not lie ---
@@ -196,6 +231,48 @@ ok($rc == 0 && $j && !grep(defined $_->{cow_context} || defined $_->{ratio},
 			   @{$j->{workloads}}) &&
    !$j->{backends}{cow_context} && @{$j->{notes}},
    "--cow none: cow_context and ratio are null, with a note");
+
+# ---- the verdict: what make run leaves on the screen ------------------
+my $verdict = `$cowctx bench --tiny --no-curves --no-callgrind --out $tmp/r4 2>/dev/null`;
+my @vl = split /\n/, $verdict;
+ok($? == 0 && @vl && @vl <= 15, "the verdict is " . scalar(@vl) . " lines (at most 15)");
+ok(scalar(grep /^\[(met|NOT met|n\/a)\]/, @vl) == 8 && $verdict =~ /--full/,
+   "the verdict gives each of the 8 targets, and where the whole table is");
+my $table = `$cowctx bench --tiny --no-curves --no-callgrind --full --out $tmp/r4 chain 2>/dev/null`;
+ok($table =~ /^\| workload \| metric \| anon_vma \| cow_context \| cow_context \/ anon_vma \|$/m,
+   "--full prints the whole table");
+
+# ---- a user's scenario, three backends, three columns -----------------
+open my $scn, '>', "$tmp/mine.scn" or die;
+print $scn "proc p\np mmap 0x100000000000 0x4000 rw\np touch 0x100000000000 0x4000 write\n",
+	   "p fork c\nc touch 0x100000000000 0x1000 write\ncheck\n";
+close $scn;
+my @three = qw(anon_vma cow_context cow_context-noprune);
+($rc, $j) = run_json("--tiny --no-callgrind --json --rmap=" . join(',', @three) .
+		     " --out $tmp/r5 $tmp/mine.scn");
+my $w = $j ? $j->{workloads}[0] : undef;
+ok($rc == 0 && $w && $w->{path} eq "$tmp/mine.scn" && !defined $w->{error},
+   "bench FILE.scn runs the user's scenario as a workload");
+ok($w && join(',', @{$j->{columns}}) eq join(',', @three) &&
+   !grep(ref $w->{$_} ne 'HASH', @three) &&
+   join(',', sort keys %{$w->{ratios}}) eq 'cow_context,cow_context-noprune',
+   "--rmap with three backends: three columns, each with its figures and its ratio to the first");
+ok($w && !grep($w->{$_}{walks} != 10 || $w->{$_}{anon_folios} != 5 ||
+	       $w->{$_}{walk_missed} != 0, @three),
+   "each backend walked the scenario's 5 folios at its check and at the end, missing nothing");
+ok($w && $w->{anon_vma}{objects} == 5 && $w->{anon_vma}{main_objects} == 2,
+   "anon_vma's objects on the scenario are the kernel's (2 anon_vmas, 3 chains)");
+ok($w && $w->{'cow_context-noprune'}{main_objects} == 2,
+   "the third column is the third backend's (its 2 contexts)");
+$table = `$cowctx bench --tiny --no-callgrind --full --rmap=@{[join(',', @three)]} --out $tmp/r5 $tmp/mine.scn 2>/dev/null`;
+ok($table =~ /^\| workload \| metric \| anon_vma \| cow_context \| cow_context-noprune \| cow_context \/ anon_vma \| cow_context-noprune \/ anon_vma \|$/m,
+   "the table has a column per backend, and a ratio column for each but the first");
+open $scn, '>', "$tmp/bad.scn" or die;
+print $scn "proc p\np mmap 0x100000000000 0x4000 rw\np munmap 0x100000008000 0x1000\np mprotect 0x100000010000 0x1000 r\n";
+close $scn;
+my $err = `$cowctx bench --tiny --no-callgrind --no-curves --out $tmp/r6 $tmp/bad.scn 2>&1 >/dev/null`;
+ok($? >> 8 == 2 && $err =~ /^\Q$tmp\E\/bad\.scn:4: /m,
+   "a statement the kernel refuses: FILE:LINE on stderr, status 2") or diag($err);
 
 # ---- bad input --------------------------------------------------------
 system("$cowctx bench --tiny nosuchworkload >/dev/null 2>&1");
@@ -206,6 +283,9 @@ system("$cowctx bench --tiny zygote:Q=1 >/dev/null 2>&1");
 ok($? >> 8 == 2, "an unknown parameter is refused with status 2");
 system("$cowctx bench --tiny --cow nosuchbackend >/dev/null 2>&1");
 ok($? >> 8 == 2, "an unknown --cow backend is refused with status 2");
+system("$cowctx bench --tiny --rmap=anon_vma,nosuch chain >/dev/null 2>&1");
+ok($? >> 8 == 2, "an unknown --rmap backend is refused with status 2");
+system("$cowctx bench --tiny --rmap=anon_vma,anon_vma chain >/dev/null 2>&1");
+ok($? >> 8 == 2, "a backend listed twice is refused with status 2");
 
-print "1..$n\n";
-exit($failed ? 1 : 0);
+done_testing();

@@ -2,22 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # The command line: help, usage errors (exit 2), and the --json shape
 # people outside the project script against.
-COWCTX=${COWCTX:-build/cowctx}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
+. "$(dirname "$0")/lib/tap.sh"
+tap_setup
 t() {	# t DESCRIPTION WANT_STATUS CMD...
 	local desc=$1 want=$2
 	shift 2
 	"$@" > "$tmp/out" 2> "$tmp/err"
 	local rc=$?
-	n=$((n + 1))
-	if [ "$rc" = "$want" ]; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc (exit $rc, want $want)"
-		sed 's/^/# /' "$tmp/err" | head -5
-	fi
+	[ "$rc" = "$want" ]
+	ok $? "$desc (exit $rc, want $want)" || diag_file "$tmp/err" 5
 }
 
 cat > "$tmp/ok.scn" <<'SCN'
@@ -45,14 +38,12 @@ t "gen with a bad --ops" 2 "$COWCTX" gen --seed 1 --ops 0
 t "run of a good scenario" 0 "$COWCTX" run "$tmp/ok.scn"
 printf 'proc A\0\n' > "$tmp/binary.scn"
 t "run of a binary file" 2 "$COWCTX" run "$tmp/binary.scn"
-n=$((n + 1))
-grep -q "binary.scn: binary file" "$tmp/err" && echo "ok $n - a binary file is named as such" ||
-	echo "not ok $n - binary file message: $(cat "$tmp/err")"
+grep -q "binary.scn: binary file" "$tmp/err"
+ok $? "a binary file is named as such" || diag_file "$tmp/err"
 t "run of a directory" 2 "$COWCTX" run "$tmp"
 
 t "run --json" 0 "$COWCTX" run --json "$tmp/ok.scn"
-n=$((n + 1))
-if perl -MJSON::PP -e '
+perl -MJSON::PP -e '
 	local $/; my $j = decode_json(<STDIN>);
 	die "scenario\n" unless $j->{scenario} =~ /ok\.scn$/;
 	die "no backends\n" unless %{$j->{backends}};
@@ -67,10 +58,27 @@ if perl -MJSON::PP -e '
 		die "checks\n" unless $b->{checks} == 2;
 		die "folios\n" unless $b->{folios_checked} == 10;
 		die "mapped\n" unless $b->{walk}{mappings_found} == 16;
-	}' < "$tmp/out" 2> "$tmp/err"; then
-	echo "ok $n - --json has the documented shape and counts"
-else
-	echo "not ok $n - --json shape: $(cat "$tmp/err")"
-	sed 's/^/# /' "$tmp/out"
-fi
-echo "1..$n"
+	}' < "$tmp/out" 2> "$tmp/err"
+ok $? "--json has the documented shape and counts" ||
+	{ diag_file "$tmp/err"; diag_file "$tmp/out"; }
+
+# The family-shared locks and atomics, in the same terms for both
+# backends, and measured: a fork and a COW fault write lines that
+# parent and child share in either design.
+perl -MJSON::PP -e '
+	local $/; my $j = decode_json(<STDIN>);
+	for my $n (qw(anon_vma cow_context)) {
+		my $f = $j->{backends}{$n}{locks}{family} or die "$n: no locks.family\n";
+		for my $k (qw(acquisitions read write objects_touched max_touched
+			      atomics line_writes line_transfers)) {
+			die "$n: family.$k\n" unless defined $f->{$k} && $f->{$k} =~ /^\d+$/;
+		}
+		die "$n: acquisitions\n"
+			unless $f->{acquisitions} == $f->{read} + $f->{write};
+		for my $k (qw(acquisitions atomics line_writes line_transfers)) {
+			die "$n: family.$k is 0\n" unless $f->{$k} > 0;
+		}
+	}' < "$tmp/out" 2> "$tmp/err"
+ok $? "--json locks.family: every key, for anon_vma and cow_context, none 0" ||
+	diag_file "$tmp/err"
+tap_done

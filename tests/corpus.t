@@ -16,19 +16,8 @@
 
 set -u
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-COWCTX=${COWCTX:-$root/build/cowctx}
-# A relative binary path is relative to where we were started, not to root.
-case $COWCTX in
-/*) ;;
-*/*) COWCTX=$PWD/$COWCTX ;;
-esac
-cd "$root" || exit 1
-
-if [ ! -x "$COWCTX" ]; then
-	echo "Bail out! cowctx binary not found or not executable: $COWCTX"
-	exit 1
-fi
+. "$(dirname "$0")/lib/tap.sh"
+tap_setup
 
 run_limit=60
 have_timeout=0
@@ -40,37 +29,21 @@ if [ ${#files[@]} -eq 0 ]; then
 	exit 1
 fi
 
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+tap_plan ${#files[@]}
 
-echo "1..${#files[@]}"
-
-n=0
-failed=0
-
-# Print a captured stream as TAP diagnostics, a few lines at most.
-diag() {
-	local label=$1 file=$2
-	[ -s "$file" ] || return 0
-	echo "#   $label:"
-	head -n 8 "$file" | sed 's/^/#     /'
-}
-
+# A failure, with what was wanted and what came out (a few lines each).
 not_ok() {
-	echo "not ok $n - $1"
+	ok 1 "$1"
 	shift
 	local line
 	for line in "$@"; do
-		echo "#   $line"
+		diag "  $line"
 	done
-	diag stdout "$tmp/out"
-	diag stderr "$tmp/err"
-	failed=$((failed + 1))
+	[ -s "$tmp/out" ] && diag "  stdout:" && diag_file "$tmp/out" 8
+	[ -s "$tmp/err" ] && diag "  stderr:" && diag_file "$tmp/err" 8
 }
 
 for f in "${files[@]}"; do
-	n=$((n + 1))
-
 	# Header: the first "expect-error" counts; every "expect-message"
 	# must match.
 	want_line=$(sed -n 's/^#[[:space:]]*expect-error:[[:space:]]*//p' "$f" |
@@ -120,7 +93,7 @@ for f in "${files[@]}"; do
 
 	if [ $has_header -eq 0 ]; then
 		if [ $rc -eq 0 ]; then
-			echo "ok $n - $f runs and every check passes (exit 0)"
+			ok 0 "$f runs and every check passes (exit 0)"
 		else
 			not_ok "$f: valid scenario must exit 0" "got exit $rc"
 		fi
@@ -138,7 +111,7 @@ for f in "${files[@]}"; do
 		continue
 	fi
 	# The first "FILE:LINE:" at the start of a line is the report that
-	# stopped the run (SCENARIO.md: "FILE:LINE: message" on stderr).
+	# stopped the run (docs/scenario.md: "FILE:LINE: message" on stderr).
 	report=$(awk -v f="$f:" '
 		index($0, f) == 1 && substr($0, length(f) + 1) ~ /^[0-9]+:/ {
 			print; exit
@@ -172,11 +145,10 @@ for f in "${files[@]}"; do
 		continue
 	fi
 	if [ ${#want_msgs[@]} -gt 0 ]; then
-		echo "ok $n - $f refused at line $want_line:" \
-			"$(printf "'%s' " "${want_msgs[@]}")(exit 2)"
+		ok 0 "$f refused at line $want_line: $(printf "'%s' " "${want_msgs[@]}")(exit 2)"
 	else
-		echo "ok $n - $f refused at line $want_line (exit 2)"
+		ok 0 "$f refused at line $want_line (exit 2)"
 	fi
 done
 
-[ $failed -eq 0 ]
+tap_done

@@ -5,44 +5,21 @@
 #  - every scenario passes the oracle with scan, anon_vma and cow_context;
 #  - the poc-*.scn ones fail with cow_context-poc, the PoC's walk, and
 #    the mismatch names the mapping it missed;
-#  - zygote-300x50: cow_context's rmap bytes are at most 1% of anon_vma's;
+#  - zygote-300x50: cow_context's rmap bytes are at most 5% of anon_vma's
+#    (issue 9's bound; they include the 8-byte vm_anon_pgoff of every VMA,
+#    15,300 of them here, which is most of the figure);
 #  - fork32-fault: cow_context examines at most 1.05 VMAs per mapping
 #    found, anon_vma about 33, and so would cow_context without pruning.
 
 set -u
-
-root=$(cd "$(dirname "$0")/.." && pwd)
-COWCTX=${COWCTX:-$root/build/cowctx}
-case $COWCTX in
-/*) ;;
-*/*) COWCTX=$PWD/$COWCTX ;;
-esac
-cd "$root" || exit 1
-if [ ! -x "$COWCTX" ]; then
-	echo "Bail out! cowctx binary not found: $COWCTX"
-	exit 1
-fi
-
-n=0
-fails=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fails=$((fails + 1))
-	fi
-}
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/tap.sh"
+tap_setup
 
 for f in tests/cow_context/*.scn; do
 	"$COWCTX" run --rmap=scan,anon_vma,cow_context "$f" > "$tmp/out" 2>&1
 	rc=$?
 	ok $rc "$f passes with scan, anon_vma and cow_context"
-	[ $rc = 0 ] || sed 's/^/# /' "$tmp/out" | head -10
+	[ $rc = 0 ] || diag_file "$tmp/out"
 done
 
 for f in tests/cow_context/poc-*.scn; do
@@ -54,17 +31,6 @@ for f in tests/cow_context/poc-*.scn; do
 	[ $rc = 1 ] && [ $missed = 0 ]
 	ok $? "$f: the PoC's early stop misses a mapping the oracle sees"
 done
-
-# figure BACKEND FIELD FILE: one number from --json output
-figure() {
-	perl -MJSON::PP -e '
-		local $/; my $j = decode_json(<STDIN>);
-		my ($b, $path) = @ARGV;
-		my $v = $j->{backends}{$b};
-		$v = $v->{$_} for split /\./, $path;
-		print defined $v ? $v : "missing", "\n";
-	' "$1" "$2" < "$3"
-}
 
 # at_most A B LIMIT: is A/B <= LIMIT?
 at_most() {
@@ -82,10 +48,10 @@ av=$(figure anon_vma bytes "$tmp/z.json")
 cc=$(figure cow_context bytes "$tmp/z.json")
 avp=$(figure anon_vma peak_bytes "$tmp/z.json")
 ccp=$(figure cow_context peak_bytes "$tmp/z.json")
-at_most "$cc" "$av" 0.01
-ok $? "zygote: cow_context $cc rmap bytes, anon_vma $av: ratio $(ratio "$cc" "$av") <= 0.01"
-at_most "$ccp" "$avp" 0.01
-ok $? "zygote: peak bytes $ccp against $avp: ratio $(ratio "$ccp" "$avp") <= 0.01"
+at_most "$cc" "$av" 0.05
+ok $? "zygote: cow_context $cc rmap bytes, anon_vma $av: ratio $(ratio "$cc" "$av") <= 0.05"
+at_most "$ccp" "$avp" 0.05
+ok $? "zygote: peak bytes $ccp against $avp: ratio $(ratio "$ccp" "$avp") <= 0.05"
 ctxs=$(figure cow_context objects.cow_context "$tmp/z.json")
 [ "$ctxs" = 51 ]
 ok $? "zygote: one context per process ($ctxs)"
@@ -111,5 +77,4 @@ pruned=$(figure cow_context cow_context.contexts_pruned "$tmp/f.json")
 [ "$pruned" -ge 32000 ] 2>/dev/null
 ok $? "fork32: $pruned child subtrees pruned (32 per walk)"
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -40,6 +40,14 @@ void *account_alloc(struct account *acct, int type, size_t size,
 void account_free(struct account *acct, int type, void *p,
 		  size_t kernel_bytes);
 
+/*
+ * Count @n objects of @type (n < 0: that many fewer) that live inside
+ * another structure, so nothing is allocated: a field a backend adds to
+ * every VMA, say. They count in "objects" and "bytes" like the rest.
+ */
+void account_charge(struct account *acct, int type, long n,
+		    size_t kernel_bytes);
+
 long account_live_total(const struct account *acct);
 
 /*

@@ -53,6 +53,16 @@ void interval_tree_insert(struct interval_tree_node *node,
 			  struct interval_tree_root *root);
 void interval_tree_remove(struct interval_tree_node *node,
 			  struct interval_tree_root *root);
+/*
+ * Link @node at @link, a NULL child pointer of @parent (NULL: the empty
+ * root) found by the caller's own descent, and rebalance. For an order
+ * finer than start alone (a tie-break among equal starts); in-order
+ * starts must still never decrease.
+ */
+void interval_tree_insert_at(struct interval_tree_node *node,
+			     struct interval_tree_node *parent,
+			     struct interval_tree_node **link,
+			     struct interval_tree_root *root);
 
 /*
  * The nodes overlapping [start, last], in (start, insertion) order:

@@ -7,6 +7,7 @@
 #define COWCTX_MM_H
 
 #include <cowctx/mm_types.h>
+#include <cowctx/mmap_lock.h>
 
 struct rmap_ops;
 

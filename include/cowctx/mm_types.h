@@ -146,6 +146,16 @@ struct vm_area_struct {
 	unsigned long vm_flags;
 	/* anon: vm_start >> PAGE_SHIFT at creation, kept across moves */
 	unsigned long vm_pgoff;
+	/*
+	 * The page offset of the VMA's anonymous pages, whatever it maps:
+	 * vm_start >> PAGE_SHIFT when it first gets anonymous state,
+	 * carried by split, merge and mremap as vm_pgoff is. Unlike
+	 * vm_pgoff it is not a file offset, so a private file VMA that
+	 * never moved maps its anonymous pages linearly. Only the
+	 * cow_context backend indexes folios by it (anon_vma and scan use
+	 * vm_pgoff, as Linux does); see mm/vma.c for how it is kept.
+	 */
+	unsigned long vm_anon_pgoff;
 	struct file *vm_file;
 	/*
 	 * The backend's per-VMA anonymous state. For the anon_vma backend
@@ -154,9 +164,19 @@ struct vm_area_struct {
 	 * tables only where it is set (vma_needs_copy()).
 	 */
 	void *anon_vma;
+	/*
+	 * Which anon_vma Linux would give this VMA, as a number kept by the
+	 * model whatever the backend, so every backend's VMAs merge as
+	 * Linux's do: see the comment at anon_vma_id_prepare() in
+	 * mm/vma.c.
+	 */
+	unsigned long anon_vma_id;
+#define ANON_VMA_ID_FORKED	1UL	/* an anon_vma_chain of 2+ links */
 	struct list_head anon_vma_chain;	/* anon_vma backend's AVCs */
 	void *rmap_private;			/* any other backend state */
-	unsigned int vm_lock_seq;		/* bumped on every change */
+	/* the per-VMA lock: <cowctx/mmap_lock.h> */
+	unsigned int vm_lock_seq;	/* write-locked: mm's mm_lock_seq + 1 */
+	unsigned int vm_lock_readers;	/* vma_start_read() holders */
 	unsigned long id;			/* creation order, for reports */
 };
 
@@ -176,11 +196,11 @@ struct mm_struct {
 	struct dir_table *pgd;
 	unsigned long pgtables_bytes;	/* page-table pages, as in the kernel */
 	struct rw_semaphore mmap_lock;
+	unsigned int mm_lock_seq;	/* mmap_write_unlock()s so far */
 	int map_count;
 	unsigned long total_vm;
 	/* backend's per-mm state: the COW context lives here */
 	void *rmap_private;
-	unsigned long fork_seq;	/* model->total_forks when this mm was made */
 	char comm[32];		/* the scenario's process name, for reports */
 	unsigned long id;	/* creation order */
 	struct list_head mmlist;	/* model->mms */
@@ -224,11 +244,15 @@ struct model {
 	struct lock_stat mmap_lock_stat;
 	struct lock_stat ptl_stat;
 	/*
-	 * Every lock whose scope is a whole fork family (anon_vma's root
-	 * rwsem) counts here, whatever the backend, so lock scope can be
-	 * compared: backends init such locks with &m->family_lock_stat.
+	 * Every lock that processes of one fork family share counts here,
+	 * whatever the backend, so lock scope can be compared: anon_vma's
+	 * root rwsem (inited with &m->family_lock_stat), a COW context's
+	 * locks (their lock_stat's ->family points here). The writes to
+	 * the cachelines of those locks and of family-shared atomics count
+	 * in family (<cowctx/lock.h>).
 	 */
 	struct lock_stat family_lock_stat;
+	struct family_stat family;
 	/* a test may observe fork's steps (deterministic race testing) */
 	void (*hook)(struct model *m, enum model_hook_point where,
 		     struct mm_struct *mm, struct vm_area_struct *vma);
@@ -239,7 +263,20 @@ struct model {
 	 * shared folio instead of copying it.
 	 */
 	long skip_cow_nth;
+	/* > 0: the Nth merge from now is refused (a wrong layout) */
+	long skip_merge_nth;
+	/* the last id given by anon_vma_id_prepare() and fork */
+	unsigned long last_anon_vma_id;
 };
+
+/*
+ * @mm's system call or fault starts: until the next one, or a walk,
+ * the model's family-shared writes are its CPU's (current->mm).
+ */
+static inline void set_current_mm(struct mm_struct *mm)
+{
+	mm->model->family.writer = mm;
+}
 
 static inline bool folio_test_anon(const struct folio *folio)
 {
@@ -299,6 +336,13 @@ static inline unsigned long linear_page_index(const struct vm_area_struct *vma,
 	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
 }
 
+/* The anonymous page offset of the page at @address in @vma */
+static inline unsigned long linear_anon_page_index(const struct vm_area_struct *vma,
+						   unsigned long address)
+{
+	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_anon_pgoff;
+}
+
 /*
  * Where a pgoff is mapped in @vma; the caller checks it is inside.
  * The kernel's vma_address() without the range check.
@@ -307,6 +351,13 @@ static inline unsigned long vma_pgoff_address(const struct vm_area_struct *vma,
 					      unsigned long pgoff)
 {
 	return vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+}
+
+/* Where anonymous page offset @index is mapped in @vma; caller checks */
+static inline unsigned long vma_anon_address(const struct vm_area_struct *vma,
+					     unsigned long index)
+{
+	return vma->vm_start + ((index - vma->vm_anon_pgoff) << PAGE_SHIFT);
 }
 
 #endif /* COWCTX_MM_TYPES_H */

@@ -3,7 +3,7 @@
  * kmeasure: count the anon_vma and anon_vma_chain objects a scenario's
  * processes leave live on the running kernel, for tests/anon_vma/
  * shapes.tsv. A stop-gap until `cowctx kernel` (issue 5) does this; it
- * follows reference/REAL-KERNEL.md:
+ * follows docs/real-kernel.md:
  *
  *  - the scenario runs as real processes, each a server obeying one
  *    slot of a MAP_SHARED mailbox (shared memory has no anon_vma);

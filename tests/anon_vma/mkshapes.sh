@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Write the fan and chain fork shapes of reference/REAL-KERNEL.md as
+# Write the fan and chain fork shapes of docs/real-kernel.md as
 # scenarios: a root with V one-page anonymous VMAs, one-page holes
 # between them (so no neighbour shares an anon_vma), each written once,
 # then forks: N children of the root (fan) or a line of N descendants

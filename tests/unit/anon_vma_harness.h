@@ -16,6 +16,7 @@
 #include "scenario/check.h"
 #include "scenario/exec.h"
 #include "scenario/scenario.h"
+#include "anon_vma_validate.h"
 
 struct av_run {
 	struct scenario sc;

@@ -289,12 +289,12 @@ static void walk_false_positives(void)
 	av_run_end(&r);
 }
 
-static unsigned long site_writes(struct av_run *r, enum anon_vma_lock_site s)
-{
-	return anon_vma_state(r->m)->site[s].write_acquired;
-}
-
-static void lock_accounting(void)
+/*
+ * Write acquisitions are held to the kernel's source in anon_vma_locks.c;
+ * here, the read side: a walk read-locks the root once and counts every
+ * AVC it visits.
+ */
+static void walk_lock_accounting(void)
 {
 	struct anon_vma_state *st;
 	struct av_run r;
@@ -305,22 +305,10 @@ static void lock_accounting(void)
 	av_run_text(&r, "locks",
 		    "proc P\n"
 		    "P mmap 0x100000000000 4K rw\n"
-		    "P mmap 0x100000002000 4K rw\n"
-		    "P mmap 0x100000004000 4K rw\n"
 		    "P touch 0x100000000000 4K write\n"
-		    "P touch 0x100000002000 4K write\n"
-		    "P touch 0x100000004000 4K write\n"
 		    "P fork C\n", NULL);
 	ok(!r.ret, "locks: ran");
 	st = anon_vma_state(r.m);
-	is_long(site_writes(&r, AV_LOCK_PREPARE), 3,
-		"one root write lock per first fault");
-	is_long(site_writes(&r, AV_LOCK_FORK), 6,
-		"two per forked faulted VMA: the clone and the child's own link");
-	is_long(st->site[AV_LOCK_FORK].objects_touched, 6,
-		"fork links two AVCs per VMA under the lock");
-	is_long(r.m->family_lock_stat.write_acquired, 9,
-		"the same acquisitions count as family-lock acquisitions");
 	reads_before = st->site[AV_LOCK_WALK].read_acquired;
 	walks_before = r.m->walk.walks;
 	f = av_folio(&r, "P", A0);
@@ -329,35 +317,6 @@ static void lock_accounting(void)
 		r.m->walk.walks - walks_before, "a walk read-locks the root once");
 	ok(st->site[AV_LOCK_WALK].max_touched >= 2,
 	   "and touches every AVC it visits");
-	av_run_end(&r);
-
-	av_run_text(&r, "locks-split",
-		    "proc P\n"
-		    "P mmap 0x100000000000 16K rw\n"
-		    "P touch 0x100000000000 16K write\n"
-		    "P mprotect 0x100000001000 4K r\n", NULL);
-	ok(!r.ret && site_writes(&r, AV_LOCK_CLONE) == 2 &&
-	   site_writes(&r, AV_LOCK_ADJUST) == 2,
-	   "a middle mprotect: two splits, each a clone and a range update");
-	av_run_end(&r);
-
-	/*
-	 * Moving a range back merges it into the VMA in front, which a
-	 * walk visits before the source: the PTE move holds the root
-	 * (mremap's need_rmap_locks).
-	 */
-	av_run_text(&r, "locks-mremap",
-		    "proc P\n"
-		    "P mmap 0x100000000000 16K rw\n"
-		    "P touch 0x100000000000 16K write\n"
-		    "P mremap 0x100000001000 4K 4K to 0x100000100000\n"
-		    "P mremap 0x100000100000 4K 4K to 0x100000001000\n"
-		    "check\n", NULL);
-	validated(&r, "locks-mremap");
-	is_long(site_writes(&r, AV_LOCK_MREMAP), 1,
-		"moving back into the front piece takes the rmap lock once");
-	ok(av_vma(&r, "P", A0) && av_vma(&r, "P", A0)->vm_end == A0 + 4 * PG,
-	   "and the pieces are one VMA again");
 	av_run_end(&r);
 }
 
@@ -456,7 +415,7 @@ int main(void)
 	fork_reuses_idle_ancestor();
 	root_outlives_process();
 	walk_false_positives();
-	lock_accounting();
+	walk_lock_accounting();
 	allocation_failures();
 	return tap_done();
 }

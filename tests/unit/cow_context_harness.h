@@ -10,7 +10,10 @@
  *    that VMA's range and offset, and nothing else;
  *  - no VMA is read-locked, no VMA is "lossy" in a normal run;
  *  - every context's refcount equals 1 for a live mm, plus its children,
- *    plus the folios pointing at it; children lists are in fork order;
+ *    plus the folios pointing at it; a child is younger than its parent,
+ *    and only the last child may still be forking;
+ *  - an exited context is off the walk's path (detached, with no mm and
+ *    no children) unless it is a family's root;
  *  - the instance's count of contexts equals those reachable from live
  *    mms and folios (so none leaked out of sight).
  */
@@ -75,13 +78,13 @@ static const char *cc_validate_remaps(struct mm_struct *mm)
 		want++;
 		if (!(st & COW_VMA_ENTRY))
 			return cc_fail("mm %s: VMA %#lx pgoff %#lx lacks its entry",
-				       mm->comm, vma->vm_start, vma->vm_pgoff);
+				       mm->comm, vma->vm_start, vma->vm_anon_pgoff);
 		for (i = 0; i < remap_tree_nr(&ctx->remaps); i++) {
 			const struct remap_entry *e =
 				remap_tree_entry(&ctx->remaps, i);
 
-			if (e->pgoff == vma->vm_pgoff &&
-			    e->pgoff_end == vma->vm_pgoff + vma_pages(vma) &&
+			if (remap_entry_pgoff(e) == vma->vm_anon_pgoff &&
+			    remap_entry_end(e) == vma->vm_anon_pgoff + vma_pages(vma) &&
 			    e->offset == vma_remap_offset(vma))
 				found = true;
 		}
@@ -148,6 +151,7 @@ static const char *cc_validate(struct model *m)
 	struct mm_struct *mm;
 	struct folio *folio;
 	const char *err;
+	long detached = 0;
 	int i;
 
 	s.nr = 0;
@@ -168,19 +172,39 @@ static const char *cc_validate(struct model *m)
 	}
 	for (i = 0; i < s.nr; i++) {
 		struct cow_context *ctx = s.ctx[i], *c;
-		unsigned long seq = 0;
 
 		if (ctx->refcount != s.want[i])
 			return cc_fail("context of mm %lu: refcount %d, expected %d",
 				       ctx->mm_id, ctx->refcount, s.want[i]);
+		if (ctx->mm_pins)
+			return cc_fail("context of mm %lu: mm still pinned",
+				       ctx->mm_id);
+		if (ctx->detached) {
+			detached++;
+			if (ctx->mm || !list_empty(&ctx->children))
+				return cc_fail("detached context %lu has an mm or children",
+					       ctx->mm_id);
+		} else if (!ctx->mm && ctx->parent) {
+			return cc_fail("exited context %lu left on the walk's path",
+				       ctx->mm_id);
+		}
 		list_for_each_entry(c, &ctx->children, siblings) {
 			if (c->parent != ctx)
 				return "a child with another parent";
-			if (c->fork_seq < seq)
-				return "children out of fork order";
-			seq = c->fork_seq;
+			if (c->detached)
+				return "a detached context on a children list";
+			/* a child is forked after its parent (wherever it hangs) */
+			if (c->fork_seq <= ctx->fork_seq)
+				return "a child older than its parent";
+			/* only the fork in progress (at most one, the last) waits */
+			if (c->fork_seq == COW_FORK_PENDING &&
+			    c->siblings.next != &ctx->children)
+				return "a pending fork not at the tail";
 		}
 	}
+	if (cow_instance(m)->nr_detached != detached)
+		return cc_fail("%ld contexts detached, %ld reachable",
+			       cow_instance(m)->nr_detached, detached);
 	if (cow_instance(m)->nr_contexts != s.nr)
 		return cc_fail("%ld contexts live, %d reachable",
 			       cow_instance(m)->nr_contexts, s.nr);

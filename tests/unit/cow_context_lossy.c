@@ -49,7 +49,7 @@ int main(void)
 	st = cow_vma_state(vma);
 	cow_vma_set_state(vma, st & ~COW_VMA_RESERVED);
 	remap_tree_unreserve(&ctx->remaps);
-	ok(!ctx->remaps.arr, "no slot left, no array");
+	ok(!remap_tree_maybe_populated(&ctx->remaps), "no slot left, no node");
 	alloc_fail_nth = 1;
 	ops->vma_adjust_end(vma);
 	alloc_fail_nth = 0;

@@ -19,7 +19,9 @@
  *    fork's ordering (child linked at the tail of its parent's children
  *    before any PTE is copied; parents visited before children) buys.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <ucontext.h>
 
 #include "cow_context_harness.h"
 #include "mm/internal.h"
@@ -468,6 +470,475 @@ static void poc_order(void)
 	   "yet it finds every mapping when nothing races it");
 }
 
+/* ---- 4. every writer at every step inside the walk ----------------- */
+
+/*
+ * The walk's own step hook (cow_instance->walk_step) marks every point
+ * where another CPU may act: after the folio's context is read, before
+ * each context, when an mm is pinned, between two candidates. A trial
+ * lets the walk run to its k-th step, runs one writer there, and lets
+ * the walk finish; for every k, every writer and every process. A
+ * writer that would wait for the walk (it needs a lock the walk holds:
+ * the visited mm's remap_lock, or the mm the walk pins) runs at the
+ * first later step where it would not, or after the walk, as it would.
+ *
+ * Fork is run at every point of dup_mmap(): the walk runs in a
+ * coroutine (ucontext) and is resumed from the model's fork hook at
+ * the j-th point of the fork, so its steps k.. run while the fork is
+ * frozen there.
+ *
+ * What must hold: every (mm, address) mapping the folio both before the
+ * walk and after it was reported; nothing reported twice; nothing that
+ * mapped the folio neither before nor after. Which folios, processes
+ * and addresses are tried comes from a seed (COWCTX_RACE_SEED to pick
+ * one); a failure prints it.
+ */
+enum writer {
+	W_FORK, W_EXIT, W_MUNMAP, W_MOVE, W_GROW, W_SHRINK, W_DONTUNMAP,
+	W_NEIGHBOUR, W_SPLIT, W_MERGE, W_FIRST_FAULT, W_COW_FAULT, W_REUSE,
+	W_DONTNEED, NR_WRITERS
+};
+
+static const char *const writer_name[] = {
+	"fork", "exit", "munmap", "mremap move", "mremap grow",
+	"mremap shrink", "mremap DONTUNMAP", "mremap onto a neighbour",
+	"mprotect split", "mprotect merge", "first fault", "COW fault",
+	"exclusive reuse", "MADV_DONTNEED",
+};
+
+#define FAR_AWAY	0x100040000000UL
+
+struct steps_trial {
+	struct exec_state *es;
+	struct model *m;
+	struct folio *folio;
+	enum writer w;
+	int target;		/* process index */
+	int k;			/* act at the k-th walk step */
+	int fork_point;		/* fork: resume the walk at this hook point */
+	unsigned long rnd;
+	int step;
+	bool pending, acted;
+	struct mapset found;
+	/* the coroutine */
+	ucontext_t walk_ctx, main_ctx;
+	bool in_coroutine, walk_done, yielded;
+	int hook_points;
+};
+
+static unsigned long steps_seed = 20260301;
+
+static unsigned long mix(unsigned long x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185UL;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dUL;
+	return x ^ (x >> 33);
+}
+
+/* Where @mm maps the folio, or its first VMA's start */
+static unsigned long target_addr(struct steps_trial *t, struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	unsigned long i, addr;
+
+	for_each_vma(mm, vma, i)
+		for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE)
+			if (mm_maps_folio(mm, addr, t->folio))
+				return addr;
+	return mm->mm_mt.nr ? mm->mm_mt.vmas[t->rnd % mm->mm_mt.nr]->vm_start :
+			      0;
+}
+
+/* Might a change of @mm's VMAs touch its remap tree? */
+static bool has_remapped_vma(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	unsigned long i;
+
+	for_each_vma(mm, vma, i)
+		if (vma_remap_offset(vma) ||
+		    (cow_vma_state(vma) & (COW_VMA_ENTRY | COW_VMA_RESERVED)))
+			return true;
+	return false;
+}
+
+/* Would @w on @mm wait for the walk as it stands now? */
+static bool waits_for_walk(enum writer w, struct mm_struct *mm)
+{
+	struct cow_context *ctx = mm_cow_context(mm);
+
+	if (w == W_FORK || w == W_DONTNEED)
+		return false;	/* mmap_lock and PTL only */
+	if (w == W_EXIT)
+		return ctx->mm_pins;	/* exit_mmap() waits for mm_users */
+	if (!rwsem_is_locked(&ctx->remap_lock))
+		return false;
+	/* every move takes remap_lock; other writers where entries change */
+	return (w >= W_MOVE && w <= W_NEIGHBOUR) || has_remapped_vma(mm);
+}
+
+static bool is_free(struct mm_struct *mm, unsigned long a, unsigned long len)
+{
+	struct vm_area_struct *vma = find_vma(mm, a);
+
+	return !vma || vma->vm_start >= a + len;
+}
+
+static int free_spot(struct mm_struct *mm, unsigned long len,
+		     unsigned long *addr)
+{
+	unsigned long a;
+
+	for (a = FAR_AWAY; a < FAR_AWAY + 64 * PMD_SIZE; a += PMD_SIZE)
+		if (is_free(mm, a, len)) {
+			*addr = a;
+			return 0;
+		}
+	return -ENOMEM;
+}
+
+static int run_writer(struct steps_trial *t, struct mm_struct *mm)
+{
+	unsigned long addr = target_addr(t, mm), to, i;
+	struct vm_area_struct *vma = addr ? vma_lookup(mm, addr) : NULL, *o;
+	struct mm_struct *child;
+
+	if (t->w == W_EXIT) {
+		for (i = 0; i < (unsigned long)t->es->nr_procs; i++)
+			if (t->es->procs[i].mm == mm)
+				t->es->procs[i] = t->es->procs[--t->es->nr_procs];
+		mm_exit(mm);
+		return 0;
+	}
+	if (t->w == W_FORK)
+		return mm_fork(mm, "Z", &child);
+	if (!vma)
+		return -EINVAL;
+	switch (t->w) {
+	case W_MUNMAP:
+		return do_munmap(mm, vma->vm_start, PAGE_SIZE);
+	case W_MOVE:
+		return free_spot(mm, vma->vm_end - vma->vm_start, &to) ?:
+		       do_mremap(mm, vma->vm_start, vma->vm_end - vma->vm_start,
+				 vma->vm_end - vma->vm_start,
+				 MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	case W_GROW:
+		return do_mremap(mm, vma->vm_start, vma->vm_end - vma->vm_start,
+				 vma->vm_end - vma->vm_start + PAGE_SIZE, 0, 0);
+	case W_SHRINK:
+		if (vma->vm_end - vma->vm_start < 2 * PAGE_SIZE)
+			return -EINVAL;
+		return do_mremap(mm, vma->vm_start, vma->vm_end - vma->vm_start,
+				 vma->vm_end - vma->vm_start - PAGE_SIZE, 0, 0);
+	case W_DONTUNMAP:
+		return free_spot(mm, PAGE_SIZE, &to) ?:
+		       do_mremap(mm, addr, PAGE_SIZE, PAGE_SIZE,
+				 MREMAP_MAYMOVE | MREMAP_FIXED |
+				 MREMAP_DONTUNMAP, to);
+	case W_NEIGHBOUR:
+		/* the page after another VMA, so that it merges there */
+		for_each_vma(mm, o, i) {
+			to = o->vm_end;
+			if (o != vma && is_free(mm, to, PAGE_SIZE))
+				return do_mremap(mm, addr, PAGE_SIZE, PAGE_SIZE,
+						 MREMAP_MAYMOVE | MREMAP_FIXED,
+						 to);
+		}
+		return -EINVAL;
+	case W_SPLIT:
+		return do_mprotect(mm, addr, PAGE_SIZE, PROT_READ);
+	case W_MERGE:
+		return do_mprotect(mm, addr, PAGE_SIZE, PROT_READ) ?:
+		       do_mprotect(mm, addr, PAGE_SIZE, PROT_READ | PROT_WRITE);
+	case W_FIRST_FAULT:
+		for (to = vma->vm_start; to < vma->vm_end; to += PAGE_SIZE)
+			if (!pte_lookup(mm, to) || !pte_present(*pte_lookup(mm, to)))
+				return handle_access(mm, to, true);
+		/* every page is there: a first fault in a new VMA, then */
+		return free_spot(mm, PAGE_SIZE, &to) ?:
+		       do_mmap(mm, to, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			       NULL, 0) ?:
+		       handle_access(mm, to, true);
+	case W_COW_FAULT:
+		return handle_access(mm, addr, true);
+	case W_REUSE:
+		/* drop the other mappings first, then write: reuse */
+		return do_madvise(mm, addr, PAGE_SIZE, MADV_DONTNEED) ?:
+		       handle_access(mm, addr, false) ?:
+		       handle_access(mm, addr, true);
+	case W_DONTNEED:
+		return do_madvise(mm, vma->vm_start, PAGE_SIZE, MADV_DONTNEED);
+	default:
+		return -EINVAL;
+	}
+}
+
+static void try_pending(struct steps_trial *t)
+{
+	struct mm_struct *mm = proc_mm(t->es, t->target);
+
+	if (!t->pending)
+		return;
+	if (!mm) {
+		t->pending = false;
+		return;
+	}
+	if (waits_for_walk(t->w, mm))
+		return;
+	t->pending = false;
+	if (!run_writer(t, mm))
+		t->acted = true;
+}
+
+static void steps_fork_hook(struct model *m, enum model_hook_point where,
+			    struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	struct steps_trial *t = m->hook_data;
+
+	(void)where;
+	(void)mm;
+	(void)vma;
+	if (t->hook_points++ == t->fork_point && !t->walk_done) {
+		t->acted = true;
+		swapcontext(&t->main_ctx, &t->walk_ctx);
+	}
+}
+
+static void at_walk_step(struct cow_instance *inst, enum cow_walk_step step,
+			 struct cow_context *ctx, void *data)
+{
+	struct steps_trial *t = data;
+
+	(void)inst;
+	(void)step;
+	(void)ctx;
+	if (t->step++ == t->k) {
+		if (t->w == W_FORK && t->in_coroutine) {
+			t->yielded = true;
+			swapcontext(&t->walk_ctx, &t->main_ctx);
+			return;
+		}
+		t->pending = true;
+	}
+	try_pending(t);
+}
+
+static bool collect_step(struct folio *folio, struct vm_area_struct *vma,
+			 unsigned long address, void *arg)
+{
+	struct steps_trial *t = arg;
+
+	(void)folio;
+	set_add(&t->found, vma->vm_mm->id, address);
+	return true;
+}
+
+static void do_walk(struct steps_trial *t)
+{
+	struct rmap_walk_control rwc = { .rmap_one = collect_step, .arg = t };
+
+	rmap_walk(t->folio, &rwc);
+}
+
+static struct steps_trial *coroutine_trial;
+
+static void walk_coroutine(void)
+{
+	do_walk(coroutine_trial);
+	coroutine_trial->walk_done = true;
+}
+
+/* fork at fork_point of dup_mmap(), with the walk stopped at step k */
+static void walk_with_fork(struct steps_trial *t)
+{
+	static char stack[1 << 18];
+	struct mm_struct *mm, *child;
+
+	getcontext(&t->walk_ctx);
+	t->walk_ctx.uc_stack.ss_sp = stack;
+	t->walk_ctx.uc_stack.ss_size = sizeof(stack);
+	t->walk_ctx.uc_link = &t->main_ctx;
+	coroutine_trial = t;
+	t->in_coroutine = true;
+	makecontext(&t->walk_ctx, walk_coroutine, 0);
+	swapcontext(&t->main_ctx, &t->walk_ctx);
+	mm = proc_mm(t->es, t->target);
+	if (t->yielded && mm) {
+		t->m->hook = steps_fork_hook;
+		t->m->hook_data = t;
+		mm_fork(mm, "Z", &child);
+		t->m->hook = NULL;
+	}
+	if (!t->walk_done)
+		swapcontext(&t->main_ctx, &t->walk_ctx);
+}
+
+struct steps_stats {
+	unsigned long trials, acted, missed, phantom, dup;
+	unsigned long per_writer[NR_WRITERS];
+	char first[400];
+};
+
+static void steps_one(const char *text, unsigned long seed, unsigned long pfn,
+		      struct steps_trial *proto, struct steps_stats *st)
+{
+	struct cc_run r = { 0 };
+	struct steps_trial t = *proto;
+	struct mapset before, after;
+	const char *err;
+	int i;
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "steps", text, stderr) < 0)
+		return;
+	t.folio = folio_by_pfn(r.m, pfn);
+	if (!t.folio || !folio_test_anon(t.folio))
+		goto out;
+	t.m = r.m;
+	t.es = &r.es;
+	truth(r.m, t.folio, &before);
+	folio_get(t.folio);
+	cow_instance(r.m)->walk_step = at_walk_step;
+	cow_instance(r.m)->walk_step_data = &t;
+	if (t.w == W_FORK)
+		walk_with_fork(&t);
+	else
+		do_walk(&t);
+	cow_instance(r.m)->walk_step = NULL;
+	try_pending(&t);
+	truth(r.m, t.folio, &after);
+	st->trials++;
+	if (t.acted) {
+		st->acted++;
+		st->per_writer[t.w]++;
+	}
+	if (t.found.dup)
+		st->dup++;
+	for (i = 0; i < before.nr; i++) {
+		const struct mapping *p = &before.v[i];
+
+		if (set_has(&after, p->mm_id, p->addr) &&
+		    !set_has(&t.found, p->mm_id, p->addr) && !st->missed++)
+			snprintf(st->first, sizeof(st->first),
+				 "seed %lu: pfn %lu, %s by proc %d at walk step %d (fork point %d): missed mm %lu at %#lx",
+				 seed, pfn, writer_name[t.w], t.target, t.k,
+				 t.fork_point, p->mm_id, p->addr);
+	}
+	for (i = 0; i < t.found.nr; i++)
+		if (!set_has(&before, t.found.v[i].mm_id, t.found.v[i].addr) &&
+		    !set_has(&after, t.found.v[i].mm_id, t.found.v[i].addr))
+			st->phantom++;
+	err = cc_validate(r.m);
+	if (err && !st->missed++)
+		snprintf(st->first, sizeof(st->first), "seed %lu: %s after %s",
+			 seed, err, writer_name[t.w]);
+	folio_put(t.folio);
+out:
+	cc_run_end(&r);
+}
+
+/* How many steps an undisturbed walk of @pfn takes */
+static int steps_of(const char *text, unsigned long pfn)
+{
+	struct steps_trial t = { .k = -1, .w = NR_WRITERS };
+	struct cc_run r = { 0 };
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "steps", text, stderr) < 0)
+		return 0;
+	t.folio = folio_by_pfn(r.m, pfn);
+	if (t.folio && folio_test_anon(t.folio)) {
+		t.es = &r.es;
+		cow_instance(r.m)->walk_step = at_walk_step;
+		cow_instance(r.m)->walk_step_data = &t;
+		do_walk(&t);
+	}
+	cc_run_end(&r);
+	return t.step;
+}
+
+static void steps_run(const char *text, unsigned long seed,
+		      struct steps_stats *st)
+{
+	unsigned long pfns[64];
+	int nr_pfns = 0, nr_procs, w, k, p, j, nr_steps;
+	struct cc_run r = { 0 };
+	struct folio *folio;
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "steps", text, stderr) < 0)
+		return;
+	nr_procs = r.es.nr_procs;
+	list_for_each_entry(folio, &r.m->folios, lru)
+		if (folio_test_anon(folio) && nr_pfns < 64)
+			pfns[nr_pfns++] = folio->pfn;
+	cc_run_end(&r);
+	if (!nr_pfns)
+		return;
+	/* two folios per seed, the most shared first among a seeded pick */
+	for (j = 0; j < 2; j++) {
+		unsigned long pfn = pfns[mix(seed + j) % nr_pfns];
+
+		nr_steps = steps_of(text, pfn);
+		for (w = 0; w < NR_WRITERS; w++)
+			for (p = 0; p < nr_procs; p++)
+				for (k = 0; k < nr_steps; k++) {
+					struct steps_trial t = {
+						.w = w, .target = p, .k = k,
+						.rnd = mix(seed ^ ((unsigned long)w << 8 | p)),
+						.fork_point = (int)(mix(seed + k) % 8),
+					};
+
+					steps_one(text, seed, pfn, &t, st);
+				}
+	}
+}
+
+static void steps_report(struct steps_stats *st, const char *what)
+{
+	int w;
+	bool all = true;
+
+	for (w = 0; w < NR_WRITERS; w++)
+		if (!st->per_writer[w]) {
+			all = false;
+			tap_diag("%s: %s never acted", what, writer_name[w]);
+		}
+	ok(st->trials > 1000 && all,
+	   "%s: %lu trials, %lu with a writer inside the walk, every writer acted",
+	   what, st->trials, st->acted);
+	is_long(st->missed, 0,
+		"%s: every mapping there before and after the walk is found, and the invariants hold",
+		what);
+	is_long(st->phantom, 0, "%s: nothing made up", what);
+	is_long(st->dup, 0, "%s: nothing reported twice", what);
+	if (st->first[0])
+		tap_diag("first: %s", st->first);
+}
+
+static void walk_steps(void)
+{
+	static struct steps_stats st;
+	const char *env = getenv("COWCTX_RACE_SEED");
+	unsigned long seed;
+	int i;
+
+	if (env)
+		steps_seed = strtoul(env, NULL, 0);
+	tap_diag("writers inside the walk: seed %lu (COWCTX_RACE_SEED)",
+		 steps_seed);
+	steps_run(family, steps_seed, &st);
+	for (i = 1; i <= 3; i++) {
+		char *text;
+
+		seed = mix(steps_seed + i) % 100000;
+		text = cc_gen_text(seed, 40);
+		if (text)
+			steps_run(text, seed, &st);
+		free(text);
+	}
+	steps_report(&st, "writers at every walk step");
+}
+
 int main(void)
 {
 	fork_steps(&cow_context_rmap_ops);
@@ -477,5 +948,6 @@ int main(void)
 	interference_gen(&cow_context_rmap_ops, false);
 	interference_gen(&cow_context_rmap_ops, true);
 	poc_order();
+	walk_steps();
 	return tap_done();
 }

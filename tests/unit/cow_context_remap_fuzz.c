@@ -6,6 +6,11 @@
  * partial overlaps, DONTUNMAP, MAP_PRIVATE file mappings, splits by
  * mprotect and munmap, and exits of interior processes. After every
  * operation the oracle and cow_context's invariants are checked.
+ *
+ * Then one mm with hundreds of moved VMAs, so its remap tree is deep:
+ * thousands of moves, splits, resizes and unmaps, and after each one
+ * lookups over random pgoff ranges compared with brute force over the
+ * mm's VMAs (the failing seed printed), and the oracle now and then.
  */
 #include <stdint.h>
 
@@ -231,6 +236,192 @@ static void check(struct fuzz *f)
 	}
 }
 
+#define DENSE_SEEDS	6
+#define DENSE_OPS	1500
+#define DENSE_SPAN	4096UL	/* pages the dense mm maps within */
+
+struct dense_key {
+	unsigned long pgoff, last;
+	long offset;
+};
+
+static int dense_key_cmp(const void *a, const void *b)
+{
+	const struct dense_key *x = a, *y = b;
+
+	if (x->pgoff != y->pgoff)
+		return x->pgoff < y->pgoff ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * Brute force from the VMAs: the distinct offsets of the moved VMAs
+ * overlapping [first, last], in the (pgoff, offset) order of the VMA
+ * that first brings each. Returns how many, at most @max.
+ */
+static int dense_want(struct mm_struct *mm, unsigned long first,
+		      unsigned long last, long *out, int max)
+{
+	static struct dense_key keys[4096];
+	struct cow_context *ctx = mm_cow_context(mm);
+	struct vm_area_struct *vma;
+	unsigned long j;
+	int n = 0, i, k, got = 0;
+
+	for_each_vma(mm, vma, j) {
+		unsigned long end = vma->vm_anon_pgoff + vma_pages(vma) - 1;
+
+		if (vma->anon_vma != ctx || !vma_remap_offset(vma) ||
+		    vma->vm_anon_pgoff > last || end < first || n == 4096)
+			continue;
+		keys[n++] = (struct dense_key){ vma->vm_anon_pgoff, end,
+						vma_remap_offset(vma) };
+	}
+	qsort(keys, (size_t)n, sizeof(keys[0]), dense_key_cmp);
+	for (i = 0; i < n && got < max; i++) {
+		bool seen = false;
+
+		for (k = 0; k < i; k++)
+			if (keys[k].offset == keys[i].offset)
+				seen = true;
+		if (!seen)
+			out[got++] = keys[i].offset;
+	}
+	return got;
+}
+
+/* The tree's answer for [first, last]; 0 if it equals brute force */
+static int dense_compare(struct mm_struct *mm, unsigned long first,
+			 unsigned long last, unsigned long *max_offsets)
+{
+	struct remap_cursor pos = REMAP_CURSOR_INIT;
+	long want[64], got[64];
+	int nw = dense_want(mm, first, last, want, 64), ng = 0, i;
+
+	while (ng < 64 && remap_tree_next_offset(&mm_cow_context(mm)->remaps,
+						 first, last, &pos, &got[ng]))
+		ng++;
+	if ((unsigned long)nw > *max_offsets)
+		*max_offsets = (unsigned long)nw;
+	if (nw != ng)
+		return 1;
+	for (i = 0; i < nw; i++)
+		if (want[i] != got[i])
+			return 1;
+	return 0;
+}
+
+static void dense_op(struct model *m, struct mm_struct *mm)
+{
+	struct vm_area_struct *vma = pick_vma(mm);
+	unsigned long start, len, r = rnd(10);
+
+	if (r < 3 || !vma) {
+		/* small mappings, faulted, wherever there is room */
+		unsigned long addr = BASE + rnd(DENSE_SPAN) * PAGE_SIZE;
+
+		len = (1 + rnd(3)) * PAGE_SIZE;
+		if (!do_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
+			     rnd(8) ? NULL : model_file(m, "lib"),
+			     rnd(64) * PAGE_SIZE))
+			for (; len; len -= PAGE_SIZE, addr += PAGE_SIZE)
+				handle_access(mm, addr, true);
+		return;
+	}
+	subrange(vma, &start, &len);
+	if (r < 7) {
+		unsigned long dst = BASE + rnd(DENSE_SPAN) * PAGE_SIZE;
+		long offset = vma_remap_offset(vma);
+
+		if (offset && rnd(4) == 0)
+			dst = start - ((unsigned long)offset << PAGE_SHIFT);
+		do_mremap(mm, start, len, len,
+			  MREMAP_MAYMOVE | MREMAP_FIXED |
+			  (rnd(8) ? 0 : MREMAP_DONTUNMAP), dst);
+	} else if (r < 8) {
+		start = vma->vm_start;
+		len = vma->vm_end - start;
+		do_mremap(mm, start, len,
+			  rnd(2) || len == PAGE_SIZE ? len + PAGE_SIZE :
+						       len - PAGE_SIZE, 0, 0);
+	} else if (r < 9) {
+		do_mprotect(mm, start, len,
+			    rnd(2) ? PROT_READ : PROT_READ | PROT_WRITE);
+	} else if (mm->mm_mt.nr > 150) {
+		do_munmap(mm, start, len);
+	}
+}
+
+/* Deep remap trees: lookups against brute force after every step */
+static void dense_mm(void)
+{
+	unsigned long seed, lookups = 0, max_entries = 0, max_offsets = 0;
+	unsigned long bad_lookups = 0, mismatches = 0, leaks = 0;
+	unsigned long failing = 0;
+	const char *invalid = NULL;
+
+	for (seed = 1; seed <= DENSE_SEEDS; seed++) {
+		struct check_stats cs = { .max_report = 3 };
+		struct mm_struct *mm;
+		struct model *m;
+		int op, k;
+
+		rng = 0x9e3779b97f4a7c15ULL * seed;
+		m = model_create(&cow_context_rmap_ops);
+		if (!m)
+			break;
+		mm = mm_create(m, "D");
+		for (op = 0; op < DENSE_OPS; op++) {
+			char where[64];
+			unsigned long before = bad_lookups;
+
+			dense_op(m, mm);
+			for (k = 0; k < 4; k++) {
+				unsigned long first = (BASE >> PAGE_SHIFT) +
+						      rnd(DENSE_SPAN);
+				unsigned long last = first +
+						     (rnd(2) ? 0 : rnd(64));
+
+				bad_lookups += dense_compare(mm, first, last,
+							     &max_offsets);
+				lookups++;
+			}
+			if (remap_tree_nr(&mm_cow_context(mm)->remaps) >
+			    max_entries)
+				max_entries = remap_tree_nr(
+					&mm_cow_context(mm)->remaps);
+			if (op % 100 == 99 || bad_lookups != before) {
+				snprintf(where, sizeof(where),
+					 "dense seed %lu op %d", seed, op);
+				model_check(m, &cs, stderr, where);
+				if (!invalid && cc_validate(m))
+					invalid = cc_validate(m);
+			}
+			if (!failing && (bad_lookups != before ||
+					 cs.mismatches || invalid))
+				failing = seed;
+		}
+		mismatches += cs.mismatches;
+		mm_exit(mm);
+		if (account_live_total(&m->acct) || m->acct.bytes)
+			leaks++;
+		model_destroy(m);
+	}
+	if (failing)
+		tap_diag("first failing dense seed: %lu", failing);
+	is_long(bad_lookups, 0,
+		"dense mm: %lu range lookups equal brute force over the VMAs",
+		lookups);
+	is_long(mismatches, 0, "dense mm: every walk equals the page tables");
+	ok(!invalid, "dense mm: every cow_context invariant holds");
+	if (invalid)
+		tap_diag("first: %s", invalid);
+	is_long(leaks, 0, "dense mm: nothing left after exit");
+	ok(max_entries >= 200 && max_offsets >= 4,
+	   "coverage: up to %lu entries in one tree, %lu distinct offsets in one lookup",
+	   max_entries, max_offsets);
+}
+
 int main(void)
 {
 	unsigned long seed, folios = 0, remaps = 0, leaks = 0;
@@ -310,5 +501,6 @@ int main(void)
 	   total.moves, total.moves_of_moved, total.moves_home,
 	   total.dontunmaps, total.interior_exits, total.forks,
 	   total.file_maps, folios, remaps);
+	dense_mm();
 	return tap_done();
 }

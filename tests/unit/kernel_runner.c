@@ -5,7 +5,7 @@
  * what the kernel then shows is checked against what Linux must do
  * (COW after fork, the zero page, exclusive bits, refusals), and the
  * anon_vma counts of the fan and chain fork shapes against the figures
- * measured in ../shared/reference/REAL-KERNEL.md.
+ * measured in docs/real-kernel.md.
  *
  * Addresses are relative to a base this process leaves free (see
  * kernel_test_base.h): "$100000" is base + 0x100000.

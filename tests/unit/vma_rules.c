@@ -65,6 +65,17 @@ static struct mm_struct *fresh(const char *backend)
 	return mm_create(m, "T");
 }
 
+/* Objects of type @name the backend of m has live (-1: no such type) */
+static long live_objects(const char *name)
+{
+	int t;
+
+	for (t = 0; t < m->acct.nr_types; t++)
+		if (!strcmp(m->acct.type[t].name, name))
+			return m->acct.type[t].live;
+	return -1;
+}
+
 static void test_mmap_merges(void)
 {
 	struct mm_struct *mm = fresh("scan");
@@ -132,10 +143,14 @@ static void test_fork_child_no_merge(void)
 {
 	struct mm_struct *mm = fresh("anon_vma"), *child;
 
+	static const char *const others[] = { "scan", "cow_context" };
+	int i;
+
 	/*
 	 * parent: |AAA|      fork; in the child A's anon_vma chain has two
 	 * child:  |AAA|BBB|  links, so the new B may not extend it (lock
-	 * scope), while per-mm backends merge.
+	 * scope). Per-mm backends have no chain, and keep Linux's rule
+	 * all the same: the model decides from vma->anon_vma_id.
 	 */
 	do_mmap(mm, B, 3 * P, PROT_READ | PROT_WRITE, NULL, 0);
 	handle_access(mm, B, true);
@@ -144,12 +159,96 @@ static void test_fork_child_no_merge(void)
 	ok(layout_is(child, "0-3 rw 3-6 rw"),
 	   "anon_vma: a forked VMA does not absorb a new neighbour");
 
-	mm = fresh("scan");
-	do_mmap(mm, B, 3 * P, PROT_READ | PROT_WRITE, NULL, 0);
-	handle_access(mm, B, true);
-	mm_fork(mm, "C", &child);
-	do_mmap(child, B + 3 * P, 3 * P, PROT_READ | PROT_WRITE, NULL, 0);
-	ok(layout_is(child, "0-6 rw"), "scan: the same layout merges");
+	for (i = 0; i < 2; i++) {
+		mm = fresh(others[i]);
+		do_mmap(mm, B, 3 * P, PROT_READ | PROT_WRITE, NULL, 0);
+		handle_access(mm, B, true);
+		mm_fork(mm, "C", &child);
+		do_mmap(child, B + 3 * P, 3 * P, PROT_READ | PROT_WRITE,
+			NULL, 0);
+		ok(layout_is(child, "0-3 rw 3-6 rw"),
+		   "%s: the same layout as anon_vma's", others[i]);
+	}
+}
+
+/*
+ * |A|r|C|: first faults on either side of a read-only page give two
+ * anon_vmas; made writable, the middle joins A but A and C stay apart
+ * (prev and next anon_vmas differ). Per-mm backends, where every VMA's
+ * anon state is the mm's, must not merge all three.
+ */
+static void test_two_anon_vmas_no_merge(void)
+{
+	static const char *const backends[] = {
+		"anon_vma", "scan", "cow_context"
+	};
+	struct mm_struct *mm;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		mm = fresh(backends[i]);
+		do_mmap(mm, B, 3 * P, PROT_READ | PROT_WRITE, NULL, 0);
+		do_mprotect(mm, B + P, P, PROT_READ);
+		handle_access(mm, B, true);
+		handle_access(mm, B + 2 * P, true);
+		do_mprotect(mm, B + P, P, PROT_READ | PROT_WRITE);
+		ok(layout_is(mm, "0-2 rw 2-3 rw"),
+		   "%s: two anon_vmas keep prev and next apart", backends[i]);
+	}
+}
+
+/*
+ * vm_anon_pgoff: a private file VMA's anonymous pages are indexed from
+ * where it was first faulted, not by file offset, so a file VMA that
+ * never moved needs no remap entry; a VMA that shares a neighbour's
+ * anon_vma takes the neighbour's offsets, so the two can merge.
+ */
+static void test_anon_pgoff(void)
+{
+	struct mm_struct *mm = fresh("cow_context");
+	struct file *f = model_file(m, "f");
+	struct vm_area_struct *a, *b;
+	unsigned long base = B >> PAGE_SHIFT;
+
+	do_mmap(mm, B + 10 * P, P, PROT_READ | PROT_WRITE, f, 0);
+	handle_access(mm, B + 10 * P, true);
+	a = vma_lookup(mm, B + 10 * P);
+	is_long(a->vm_anon_pgoff, base + 10,
+		"a file VMA's anonymous pages are indexed by address");
+	is_long(a->vm_pgoff, 0, "its vm_pgoff stays the file offset");
+
+	is_long(do_mremap(mm, B + 10 * P, P, P, MREMAP_MAYMOVE | MREMAP_FIXED,
+			  B), 0, "move it");
+	a = vma_lookup(mm, B);
+	is_long(a->vm_anon_pgoff, base + 10,
+		"moved, it keeps its anonymous offset");
+
+	/* B: the next file page, executable too, beside A */
+	do_mmap(mm, B + P, P, PROT_READ | PROT_WRITE | PROT_EXEC, f, P);
+	handle_access(mm, B + P, true);
+	a = vma_lookup(mm, B);
+	b = vma_lookup(mm, B + P);
+	ok(b->anon_vma_id == a->anon_vma_id,
+	   "a first fault beside a compatible VMA shares its anon_vma");
+	is_long(b->vm_anon_pgoff, base + 11,
+		"and takes that VMA's anonymous offsets");
+	is_long(do_mprotect(mm, B + P, P, PROT_READ | PROT_WRITE), 0,
+		"mprotect it like A");
+	ok(layout_is(mm, "0-2 rw"), "the two merge, as Linux's do");
+	a = vma_lookup(mm, B);
+	is_long(a->vm_anon_pgoff, base + 10, "at A's anonymous offset");
+
+	/* an unfaulted file VMA moved, then faulted: no offset to keep */
+	do_mmap(mm, B + 20 * P, P, PROT_READ | PROT_WRITE, f, 7 * P);
+	do_mremap(mm, B + 20 * P, P, P, MREMAP_MAYMOVE | MREMAP_FIXED,
+		  B + 30 * P);
+	handle_access(mm, B + 30 * P, true);
+	a = vma_lookup(mm, B + 30 * P);
+	is_long(a->vm_anon_pgoff, base + 30,
+		"moved before its first fault, it is indexed where it is");
+	is_long(mm->mm_mt.nr, 2, "two VMAs");
+	is_long(live_objects("vm_anon_pgoff"), 2,
+		"cow_context counts one vm_anon_pgoff per VMA");
 }
 
 static void test_munmap_split(void)
@@ -241,6 +340,8 @@ int main(void)
 	test_mprotect_split_merge();
 	test_vm_account();
 	test_fork_child_no_merge();
+	test_two_anon_vmas_no_merge();
+	test_anon_pgoff();
 	test_munmap_split();
 	test_mremap_pgoff();
 	test_file_merge();

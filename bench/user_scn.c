@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A user's scenario as a bench workload. Each statement becomes one of
+ * the operations the generated workloads are made of, so the scenario
+ * is replayed on every backend side by side and measured exactly as
+ * they are: a `check` is a walk of every mapped anonymous folio, and
+ * the ending is theirs (the steady state, a walk, every live process's
+ * exit, last created first).
+ *
+ * The scenario is run once on the baseline's model before it is
+ * measured: a statement the kernel would refuse is then reported as
+ * `cowctx run` reports it (FILE:LINE, exit 2), before anything is
+ * measured, rather than as a failed workload.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "scenario/exec.h"
+#include "scenario/scenario.h"
+
+static const struct bench_param no_params[] = {
+	{ NULL, 0, 0, NULL },
+};
+
+const struct workload bench_scenario = {
+	"scenario", "a user's FILE.scn, statement by statement",
+	no_params, 0, NULL, false,
+};
+
+/* A scenario's process names, each with its current process number */
+struct names {
+	char (*name)[SCN_NAME_MAX];
+	unsigned int *nr;
+	bool *alive;
+	size_t count;
+};
+
+static long name_find(const struct names *ns, const char *name)
+{
+	size_t i;
+
+	for (i = ns->count; i-- > 0;)
+		if (ns->alive[i] && !strcmp(ns->name[i], name))
+			return (long)i;
+	return -1;
+}
+
+static int name_add(struct names *ns, const char *name, unsigned int nr)
+{
+	size_t n = ns->count + 1;
+	char (*nn)[SCN_NAME_MAX] = model_realloc(ns->name, n * sizeof(*nn));
+	unsigned int *nnr;
+	bool *na;
+
+	if (!nn)
+		return -ENOMEM;
+	ns->name = nn;
+	nnr = model_realloc(ns->nr, n * sizeof(*nnr));
+	if (!nnr)
+		return -ENOMEM;
+	ns->nr = nnr;
+	na = model_realloc(ns->alive, n * sizeof(*na));
+	if (!na)
+		return -ENOMEM;
+	ns->alive = na;
+	snprintf(ns->name[ns->count], SCN_NAME_MAX, "%s", name);
+	ns->nr[ns->count] = nr;
+	ns->alive[ns->count] = true;
+	ns->count = n;
+	return 0;
+}
+
+static void names_free(struct names *ns)
+{
+	model_free(ns->name);
+	model_free(ns->nr);
+	model_free(ns->alive);
+}
+
+static void add_stmt(struct bench_prog *p, struct names *ns,
+		     const struct stmt *st)
+{
+	long who = st->kind == STMT_PROC || st->kind == STMT_CHECK ? -1 :
+		   name_find(ns, st->proc);
+	unsigned int proc = who >= 0 ? ns->nr[who] : 0;
+	struct bench_op *op = NULL;
+
+	/* validated on the baseline first: a name not found is a bug */
+	if (who < 0 && st->kind != STMT_PROC && st->kind != STMT_CHECK) {
+		p->err = -EINVAL;
+		return;
+	}
+	switch (st->kind) {
+	case STMT_PROC:
+		if (name_add(ns, st->proc, prog_proc(p)))
+			p->err = -ENOMEM;
+		break;
+	case STMT_FORK:
+		if (name_add(ns, st->child, prog_fork(p, proc)))
+			p->err = -ENOMEM;
+		break;
+	case STMT_EXIT:
+		prog_exit(p, proc);
+		ns->alive[who] = false;
+		break;
+	case STMT_CHECK:
+		prog_simple(p, OP_WALK);
+		break;
+	case STMT_MMAP:
+		prog_mmap(p, proc, st->addr, st->len, 1, 0, st->prot);
+		if (!p->err && st->is_file) {
+			unsigned int f = prog_file(p, st->file);
+
+			op = &p->ops[p->nr - 1];
+			op->file = true;
+			op->file_nr = f;
+			op->offset = st->offset;
+		}
+		break;
+	case STMT_MUNMAP:
+		prog_munmap(p, proc, st->addr, st->len);
+		break;
+	case STMT_MPROTECT:
+		prog_mprotect(p, proc, st->addr, st->len, st->prot);
+		break;
+	case STMT_MREMAP:
+		prog_mremap(p, proc, st->addr, st->len, st->new_len,
+			    st->mremap_flags, st->new_addr);
+		break;
+	case STMT_MADVISE:
+		op = prog_add(p, OP_MADVISE, proc);
+		if (op) {
+			op->addr = st->addr;
+			op->len = st->len;
+			op->flags = (unsigned long)st->advice;
+		}
+		break;
+	case STMT_TOUCH:
+		prog_touch(p, proc, st->addr, st->len, 1, 0, st->write, 100,
+			   0);
+		break;
+	}
+	if (!p->err && p->nr)
+		p->ops[p->nr - 1].line = st->line;
+}
+
+static int scenario_prog(const char *path, struct bench_prog *p)
+{
+	struct scenario sc;
+	struct names ns = { 0 };
+	size_t i;
+	int k;
+
+	if (scenario_parse_file(path, &sc))
+		return -EINVAL;
+	p->path = path;
+	for (k = 0; k < sc.nr && !p->err; k++)
+		add_stmt(p, &ns, &sc.stmts[k]);
+	prog_simple(p, OP_SNAPSHOT);
+	prog_simple(p, OP_WALK);
+	for (i = ns.count; i-- > 0;)
+		if (ns.alive[i])
+			prog_exit(p, ns.nr[i]);
+	names_free(&ns);
+	scenario_free(&sc);
+	return p->err;
+}
+
+int workload_build(const struct workload_inst *inst, struct bench_prog *p)
+{
+	if (inst->path)
+		return scenario_prog(inst->path, p);
+	return inst->w->build(p, inst->v);
+}
+
+int scenario_inst(const char *path, const struct rmap_ops *baseline,
+		  struct workload_inst *inst)
+{
+	struct exec_state es = { 0 };
+	struct scenario sc;
+	struct model *m;
+	int ret;
+
+	/* it says FILE:LINE, or that the file cannot be read */
+	if (scenario_parse_file(path, &sc))
+		return -EINVAL;
+	m = model_create(baseline);
+	if (!m) {
+		scenario_free(&sc);
+		fprintf(stderr, "%s: out of memory\n", path);
+		return -ENOMEM;
+	}
+	ret = scenario_exec(&es, &sc, m, stderr);
+	exec_state_release(&es);
+	model_destroy(m);
+	scenario_free(&sc);
+	if (ret)
+		return -EINVAL;
+	memset(inst, 0, sizeof(*inst));
+	inst->w = &bench_scenario;
+	inst->path = path;
+	snprintf(inst->label, sizeof(inst->label), "%s", path);
+	return 0;
+}

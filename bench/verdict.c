@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The verdict: what `make run` leaves on the screen, at most about 15
+ * lines. The headline figures, every target met or not with the
+ * figures it was judged on, and where the second column loses to the
+ * first, one line per kind of loss with its worst case and why. The
+ * whole table is behind --full, and everything is in report.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bench/bench.h"
+
+/* at most this many loss lines: the screen is for the answer */
+#define MAX_LOSS_LINES 3
+
+enum loss_kind {
+	LOSS_WALK_TIME,
+	LOSS_EXAMINED,
+	LOSS_MEMORY,
+	LOSS_ALLOCS,
+	LOSS_LOCKS,
+	LOSS_OTHER,
+	NR_LOSS_KINDS,
+};
+
+static const char *const loss_kind_name[NR_LOSS_KINDS] = {
+	[LOSS_WALK_TIME] = "walk time",
+	[LOSS_EXAMINED] = "VMAs examined per mapping found",
+	[LOSS_MEMORY] = "rmap memory",
+	[LOSS_ALLOCS] = "rmap allocations",
+	[LOSS_LOCKS] = "lock scope",
+	[LOSS_OTHER] = "time or instructions outside walks",
+};
+
+static enum loss_kind kind_of(int m)
+{
+	int ph = m >= M_PHASE_BASE ? (m - M_PHASE_BASE) / PM_NR : -1;
+	int what = m >= M_PHASE_BASE ? (m - M_PHASE_BASE) % PM_NR : -1;
+
+	if (m == M_EXAMINED_PER_FOUND || m == M_EXAMINED_PER_FOUND_FULL)
+		return LOSS_EXAMINED;
+	if (m == M_WALK_NS || m == M_WALK_MEAN_NS || m == M_FULL_WALK_NS ||
+	    m == M_FULL_WALK_MEAN_NS ||
+	    ((ph == PH_WALK || ph == PH_FULL_WALK) && what == PM_TIME_NS))
+		return LOSS_WALK_TIME;
+	if (m == M_BYTES || m == M_PEAK_BYTES || m == M_OBJECTS ||
+	    m == M_RMAP_TO_VMA_BYTES || m == M_MID_BYTES ||
+	    m == M_MAIN_OBJECTS)
+		return LOSS_MEMORY;
+	if (m == M_FORK_ALLOCS || what == PM_ALLOCS)
+		return LOSS_ALLOCS;
+	if (m == M_FAMILY_LOCK_ACQUISITIONS || m == M_FAMILY_LOCK_OBJECTS ||
+	    m == M_FAMILY_LOCK_MAX_OBJECTS || what == PM_LOCK_ACQ ||
+	    what == PM_LOCK_OBJECTS)
+		return LOSS_LOCKS;
+	return LOSS_OTHER;
+}
+
+struct worst {
+	int count;			/* workloads that lose on this kind */
+	double ratio;
+	const struct workload_result *r;
+	int m;
+};
+
+/* The one-line why: the mechanism the figures of the worst case show */
+static void short_reason(char *buf, size_t len, enum loss_kind k,
+			 const struct workload_result *r, int m)
+{
+	double ctx = backend_figure(r, COL_COW_CONTEXT, "contexts_visited");
+	double mms = backend_figure(r, COL_COW_CONTEXT, "mms_visited");
+	double ea = r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL];
+	double ec = r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL];
+	const char *why;
+	size_t n;
+
+	switch (k) {
+	case LOSS_WALK_TIME:
+		if (ctx > 0 && mms > 0 && ctx >= 1.5 * mms)
+			snprintf(buf, len, "exited processes' contexts stay on the walk's path (the walks visited %.0f contexts for %.0f mms)",
+				 ctx, mms);
+		else if (ec > ea)
+			snprintf(buf, len, "it examines more VMAs per mapping found in a full walk (%.3g against %.3g)",
+				 ec, ea);
+		else
+			snprintf(buf, len, "as many VMAs examined, but each costs a VMA-tree lookup and a context pin where anon_vma steps along an interval tree");
+		return;
+	case LOSS_EXAMINED:
+		snprintf(buf, len, "%s", !strcmp(r->inst.w->name, "jit") ?
+			 "a refilled page merges back into the big VMA (Linux keeps it apart), so a child's own page becomes a candidate" :
+			 "its candidates are descendant mms with a VMA at the address, not the VMAs forked from the folio's");
+		return;
+	default:
+		break;
+	}
+	/* the mechanism's first clause; report.md has the whole of it */
+	why = loss_reason(m, r);
+	n = strcspn(why, ";:");
+	if (n > 110) {
+		/* whole words, and say that there is more */
+		for (n = 110; n && why[n] != ' '; n--)
+			;
+		snprintf(buf, len, "%.*s...", (int)n, why);
+		return;
+	}
+	snprintf(buf, len, "%.*s", (int)n, why);
+}
+
+static void losses(FILE *f, const struct workload_result *res, int nr)
+{
+	struct worst w[NR_LOSS_KINDS] = { 0 };
+	int i, m, k, lines = 0, more = 0;
+
+	for (i = 0; i < nr; i++) {
+		bool counted[NR_LOSS_KINDS] = { false };
+
+		for (m = 0; m < NR_METRICS; m++) {
+			double q;
+
+			if (bench_loss(&res[i], m) != 1)
+				continue;
+			k = kind_of(m);
+			q = res[i].ratio[COL_COW_CONTEXT].v[m];
+			if (isnan(q))
+				q = INFINITY;
+			if (!counted[k]) {
+				counted[k] = true;
+				w[k].count++;
+			}
+			if (!w[k].r || q > w[k].ratio) {
+				w[k].ratio = q;
+				w[k].r = &res[i];
+				w[k].m = m;
+			}
+		}
+	}
+	for (k = 0; k < NR_LOSS_KINDS; k++) {
+		char why[200];
+		const struct workload_result *r = w[k].r;
+
+		if (!r)
+			continue;
+		if (lines++ >= MAX_LOSS_LINES) {
+			fprintf(f, "%s%s", more++ ? ", " : "loses also on ",
+				loss_kind_name[k]);
+			continue;
+		}
+		short_reason(why, sizeof(why), k, r, w[k].m);
+		fprintf(f, "loses on %s (%d of %d workloads); worst %s %s: ",
+			loss_kind_name[k], w[k].count, nr, r->inst.label,
+			metric_name(w[k].m));
+		print_number(f, r->ms[COL_COW_CONTEXT].v[w[k].m]);
+		fputs(" against ", f);
+		print_number(f, r->ms[COL_ANON_VMA].v[w[k].m]);
+		if (isfinite(w[k].ratio))
+			fprintf(f, " (%.3gx)", w[k].ratio);
+		fprintf(f, ", %s\n", why);
+	}
+	if (more)
+		fprintf(f, " (report.md)\n");
+	if (!lines)
+		fprintf(f, "loses on no figure of any workload\n");
+}
+
+/* "12928 against 23368000 (0.055%)": a headline figure */
+static void figure(FILE *f, const char *what,
+		   const struct workload_result *r, int m)
+{
+	const struct metric_set *c = &r->ms[COL_COW_CONTEXT];
+	const struct metric_set *a = &r->ms[COL_ANON_VMA];
+
+	fprintf(f, "%s ", what);
+	print_number(f, c->v[m]);
+	if (!isnan(c->q1[m]))
+		fprintf(f, " [%.0f..%.0f]", c->q1[m], c->q3[m]);
+	fputs(" against ", f);
+	print_number(f, a->v[m]);
+	if (!isnan(a->q1[m]))
+		fprintf(f, " [%.0f..%.0f]", a->q1[m], a->q3[m]);
+}
+
+static void headline(FILE *f, const struct workload_result *res, int nr)
+{
+	const struct workload_result *z = NULL;
+	int i;
+
+	for (i = 0; i < nr && !z; i++)
+		if (!strcmp(res[i].inst.w->name, "zygote") &&
+		    !res[i].error[0] && !inst_param(&res[i].inst, "F") &&
+		    res[i].have[COL_COW_CONTEXT])
+			z = &res[i];
+	if (!z)
+		return;
+	fprintf(f, "zygote V=%ld N=%ld, cow_context against anon_vma: ",
+		inst_param(&z->inst, "V"), inst_param(&z->inst, "N"));
+	figure(f, "rmap bytes", z, M_BYTES);
+	figure(f, "; allocations per fork", z, M_FORK_ALLOCS);
+	figure(f, "; fork ns", z, M_FORK_NS);
+	figure(f, "; reclaim walk ns", z, M_WALK_NS);
+	fputc('\n', f);
+}
+
+/* Any other columns: one line per workload, each column's key figures */
+static void columns_summary(FILE *f, const struct bench_opts *o,
+			    const struct workload_result *res, int nr)
+{
+	int i, c, shown = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (res[i].error[0])
+			continue;
+		if (shown++ == 10) {
+			fprintf(f, "... %d more workloads: --full\n", nr - 10);
+			break;
+		}
+		fprintf(f, "%s:", res[i].inst.label);
+		for (c = 1; c < o->nr_cols; c++) {
+			const struct metric_set *q = &res[i].ratio[c];
+
+			fprintf(f, " %s/%s bytes %.3g, fork_ns %.3g, walk_mean_ns %.3g%s",
+				col_name(o, c), col_name(o, 0), q->v[M_BYTES],
+				q->v[M_FORK_NS], q->v[M_WALK_MEAN_NS],
+				c + 1 < o->nr_cols ? ";" : "");
+		}
+		fputc('\n', f);
+	}
+}
+
+void print_verdict(FILE *f, const struct bench_opts *o,
+		   const struct workload_result *res, int nr)
+{
+	struct target_check t[16];
+	int i, n, failed = 0;
+
+	for (i = 0; i < nr; i++)
+		if (res[i].error[0]) {
+			failed++;
+			fprintf(f, "FAILED %s: %s\n", res[i].inst.label,
+				res[i].error);
+		}
+	if (cols_are_proposal(o)) {
+		headline(f, res, nr);
+		n = targets_check(o, res, nr, t, 16);
+		for (i = 0; i < n; i++) {
+			fprintf(f, "%s %s", t[i].met < 0 ? "[n/a]    " :
+				t[i].met ? "[met]    " : "[NOT met]", t[i].what);
+			if (t[i].met >= 0)
+				fprintf(f, ": %s", t[i].figure);
+			fputc('\n', f);
+		}
+		losses(f, res, nr);
+	} else if (o->nr_cols > 1) {
+		columns_summary(f, o, res, nr);
+	}
+	for (i = 0; i < o->nr_cols; i++)
+		fprintf(f, "%s%s", i ? " against " : "", col_name(o, i));
+	fprintf(f, ", %d workloads x %d replays (medians, [Q1..Q3] quartiles); report %s/report.md, whole table --full\n",
+		nr, o->reps, o->out_dir);
+}

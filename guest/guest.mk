@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: GPL-2.0
+# The patched Linux 6.12 guest: extract, patch, configure, build, boot.
+# Included from the top-level Makefile; every variable here starts with
+# GUEST_ so that none of the model's (CC, CFLAGS, BUILD) leaks into the
+# kernel's own build, which runs as a separate make with MAKEFLAGS cleared.
+#
+#   make guest-check            everything, with the debug configuration
+#   make guest-check GUEST_CONFIG=base   the quicker configuration
+#   make guest-check-broken     the shadow check fails a broken COW walk
+#   make guest-dev              a git tree of the kernel for writing patches/
+#   make guest-times            what each step took, as last measured
+
+GUEST_BUILD := build-guest
+GUEST_CONFIG := debug
+GUEST_JOBS := 2
+GUEST_TIMEOUT := 1500
+GUEST_SMP := 3
+# mremap_test maps 2 GB at once; KASAN's shadow takes an eighth of RAM.
+GUEST_MEM := 3G
+# The kernel's own mm selftests, built from the extracted tree, then ours.
+GUEST_KSELFTESTS := cow mremap_test mremap_dontunmap migration \
+		    uffd-unit-tests ksm_functional_tests madv_populate \
+		    split_huge_page_test compaction_test
+GUEST_TESTS := $(GUEST_KSELFTESTS) cowctx-walks
+# Kernel and init parameters; cow_context=shadow compares every anon walk.
+GUEST_APPEND := cow_context=shadow
+
+GUEST_TARBALL := /usr/src/linux-source-6.12.tar.xz
+GUEST_PKG := linux-source-6.12
+GUEST_PKG_VERSION := 6.12.118-1~deb12u1
+GUEST_TARBALL_SHA256 := c93391b6a4884e6428ffbfbb8ce6340229ad28dc421e9f19bc081740b1ab34b2
+GUEST_KVERSION := 6.12.118
+
+GUEST_DEB_PKGS := $(GUEST_PKG) qemu-system-x86 busybox-static flex bison \
+		  libelf-dev bc cpio libnuma-dev libcap-dev
+
+GUEST_SRC := $(GUEST_BUILD)/linux
+GUEST_OBJ := $(GUEST_BUILD)/obj-$(GUEST_CONFIG)
+GUEST_ST := $(GUEST_BUILD)/selftests
+GUEST_TIMES := $(GUEST_BUILD)/times
+GUEST_PATCHES := $(sort $(wildcard patches/*.patch))
+GUEST_FRAGS := guest/config/base.config \
+	       $(if $(filter debug,$(GUEST_CONFIG)),guest/config/debug.config)
+GUEST_BZIMAGE := $(GUEST_OBJ)/arch/x86/boot/bzImage
+GUEST_INITRD := $(GUEST_BUILD)/initramfs.cpio
+GUEST_LOG := $(GUEST_BUILD)/console-$(GUEST_CONFIG).log
+GUEST_ST_BINS := $(addprefix $(GUEST_ST)/,$(GUEST_KSELFTESTS))
+
+# The kernel's make must see none of our command-line variables.
+GUEST_KMAKE := MAKEFLAGS= MAKELEVEL= nice make -j$(GUEST_JOBS)
+# Appends "STEP SECONDS" to the timing file; $(1) is the step's name.
+GUEST_T0 = t0=$$(date +%s)
+GUEST_T1 = { echo "$(1) $$(( $$(date +%s) - t0 ))" >> $(GUEST_TIMES); \
+	   echo "guest: $(1) took $$(( $$(date +%s) - t0 )) s"; }
+
+.PHONY: guest-check guest-check-broken guest-kernel guest-initramfs guest-dev \
+	guest-times \
+	guest-patch guest-config guest-selftests guest-deps
+
+# The version check runs first because the tarball's name carries no
+# version: a newer point release would otherwise be patched silently.
+$(GUEST_BUILD)/extract.stamp: $(GUEST_TARBALL)
+	@v=$$(dpkg-query -W -f='$${Version}' $(GUEST_PKG) 2>/dev/null); \
+	if [ "$$v" != "$(GUEST_PKG_VERSION)" ]; then \
+		echo "guest: $(GUEST_PKG) is '$$v', the patches are for $(GUEST_PKG_VERSION);" \
+		     "apt-get install $(GUEST_PKG)=$(GUEST_PKG_VERSION)" >&2; \
+		exit 1; \
+	fi
+	@echo "$(GUEST_TARBALL_SHA256)  $(GUEST_TARBALL)" | sha256sum -c --quiet - || \
+		{ echo "guest: $(GUEST_TARBALL) is not the $(GUEST_PKG_VERSION) tarball" >&2; exit 1; }
+	@mkdir -p $(GUEST_BUILD)
+	rm -rf $(GUEST_SRC) $(GUEST_BUILD)/applied $(GUEST_BUILD)/patched.stamp
+	mkdir -p $(GUEST_SRC)
+	@$(GUEST_T0); tar -C $(GUEST_SRC) --strip-components=1 -xf $(GUEST_TARBALL) && \
+		$(call GUEST_T1,extract)
+	@guest/kversion.sh $(GUEST_SRC) $(GUEST_KVERSION)
+	touch $@
+
+# Patches change rarely and one at a time while the series is written, so
+# the previous series is reversed rather than the tree re-extracted: only
+# the files the patches touch get new mtimes, and the kernel rebuilds only
+# what depends on them.
+$(GUEST_BUILD)/patched.stamp: $(GUEST_BUILD)/extract.stamp $(GUEST_PATCHES) \
+			      guest/apply-patches.sh
+	guest/apply-patches.sh $(GUEST_SRC) $(GUEST_BUILD)/applied $(GUEST_PATCHES)
+	touch $@
+
+guest-patch: $(GUEST_BUILD)/patched.stamp
+
+# The .config is regenerated in a scratch directory and copied only when
+# it differs, so that the kernel's build sees no change when there is none.
+$(GUEST_BUILD)/config-$(GUEST_CONFIG).stamp: $(GUEST_BUILD)/patched.stamp \
+		$(GUEST_FRAGS) guest/mkconfig.sh
+	@$(GUEST_T0); guest/mkconfig.sh $(GUEST_SRC) $(GUEST_OBJ) $(GUEST_FRAGS) && \
+		$(call GUEST_T1,config-$(GUEST_CONFIG))
+	@touch $@
+
+guest-config: $(GUEST_BUILD)/config-$(GUEST_CONFIG).stamp
+
+$(GUEST_BZIMAGE): $(GUEST_BUILD)/config-$(GUEST_CONFIG).stamp
+	@$(GUEST_T0); $(GUEST_KMAKE) -C $(GUEST_SRC) O=$(abspath $(GUEST_OBJ)) \
+		bzImage && $(call GUEST_T1,bzImage-$(GUEST_CONFIG))
+	@touch $@
+
+guest-kernel: $(GUEST_BZIMAGE)
+
+# The selftests need only the UAPI headers, which the configuration does
+# not change: they are built once, from the base configuration's tree.
+$(GUEST_BUILD)/headers.stamp: $(GUEST_BUILD)/patched.stamp
+	@mkdir -p $(GUEST_BUILD)/hdr
+	@$(GUEST_T0); $(GUEST_KMAKE) -C $(GUEST_SRC) ARCH=x86 \
+		O=$(abspath $(GUEST_BUILD)/hdr) headers_install \
+		INSTALL_HDR_PATH=$(abspath $(GUEST_BUILD)/hdr/usr) && \
+		$(call GUEST_T1,headers)
+	touch $@
+
+$(GUEST_BUILD)/selftests.stamp: $(GUEST_BUILD)/headers.stamp
+	@mkdir -p $(GUEST_ST)
+	@$(GUEST_T0); $(GUEST_KMAKE) -C $(GUEST_SRC)/tools/testing/selftests/mm \
+		OUTPUT=$(abspath $(GUEST_ST)) \
+		KHDR_INCLUDES="-isystem $(abspath $(GUEST_BUILD)/hdr/usr/include)" \
+		LDFLAGS=-static $(abspath $(GUEST_ST_BINS)) && \
+		$(call GUEST_T1,selftests)
+	touch $@
+
+guest-selftests: $(GUEST_BUILD)/selftests.stamp
+
+$(GUEST_ST)/cowctx-walks: guest/walks.c $(GUEST_BUILD)/selftests.stamp
+	cc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(GUEST_BUILD)/gen_init_cpio: $(GUEST_BUILD)/extract.stamp
+	cc -O2 -o $@ $(GUEST_SRC)/usr/gen_init_cpio.c
+
+# gen_init_cpio writes device nodes and owners without root or mknod.
+$(GUEST_INITRD): $(GUEST_BUILD)/selftests.stamp $(GUEST_ST)/cowctx-walks \
+		 $(GUEST_BUILD)/gen_init_cpio \
+		 guest/init.sh guest/mkinitramfs.sh
+	guest/mkinitramfs.sh $(GUEST_BUILD)/gen_init_cpio $@ $(GUEST_ST) $(GUEST_TESTS)
+
+guest-initramfs: $(GUEST_INITRD)
+
+guest-check: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
+	GUEST_BZIMAGE=$(GUEST_BZIMAGE) GUEST_INITRD=$(GUEST_INITRD) \
+	GUEST_LOG=$(GUEST_LOG) GUEST_TIMEOUT=$(GUEST_TIMEOUT) \
+	GUEST_SMP=$(GUEST_SMP) GUEST_MEM=$(GUEST_MEM) \
+	GUEST_TESTS="$(GUEST_TESTS)" GUEST_APPEND="$(GUEST_APPEND)" \
+	GUEST_TIMES=$(abspath $(GUEST_TIMES)) \
+		prove -v guest/parse-log.t guest/guest.t
+
+# A git tree for writing the series: the pristine tarball committed (with
+# -f: Debian's top-level .gitignore ignores everything), then
+# patches/ applied with git am. New patches come from git format-patch.
+$(GUEST_BUILD)/dev/.git/HEAD: | $(GUEST_BUILD)/extract.stamp
+	rm -rf $(GUEST_BUILD)/dev && mkdir -p $(GUEST_BUILD)/dev
+	tar -C $(GUEST_BUILD)/dev --strip-components=1 -xf $(GUEST_TARBALL)
+	cd $(GUEST_BUILD)/dev && git init -q && git config gc.auto 0 && \
+		git add -f -A . && \
+		git -c user.name='cowctx developers' -c user.email=cowctx@localhost \
+		commit -q -m 'Linux $(GUEST_PKG_VERSION) ($(GUEST_PKG))' && \
+		git tag base
+	$(if $(GUEST_PATCHES),cd $(GUEST_BUILD)/dev && \
+		git -c user.name='cowctx developers' -c user.email=cowctx@localhost \
+		am -q $(abspath $(GUEST_PATCHES)))
+
+guest-dev: $(GUEST_BUILD)/dev/.git/HEAD
+
+# Proves the check can fail: the COW walk broken on purpose must fail.
+guest-check-broken: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
+	GUEST_BZIMAGE=$(GUEST_BZIMAGE) GUEST_INITRD=$(GUEST_INITRD) \
+	GUEST_LOG=$(GUEST_LOG) GUEST_TIMEOUT=$(GUEST_TIMEOUT) \
+	GUEST_SMP=$(GUEST_SMP) GUEST_MEM=$(GUEST_MEM) \
+		prove -v guest/guest-broken.t
+
+guest-times:
+	@cat $(GUEST_TIMES) 2>/dev/null || echo "guest: nothing measured yet"
+
+guest-deps:
+	@missing=$$(for p in $(GUEST_DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "guest: missing $$missing (make deps installs them as root)" >&2; \
+		exit 1; \
+	fi
+
+# The top-level deps step installs these too; expanded only when it runs.
+DEB_PKGS += $(GUEST_DEB_PKGS)

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the guest. Reports on the serial console in lines that start
+# with GUEST- (the host's parse-log turns them into TAP; kernel messages
+# interleave on the same console, so every line of ours is tagged), then
+# powers the guest off. Kernel command-line words KEY=value arrive here
+# as environment variables: TESTS (comma-separated selftests in /st), TMO
+# (seconds each may take) and COWCTX_BREAK=1, which turns on the COW
+# walk's debug knob that loses forked children's mappings, to show that
+# the shadow check fails such a walk.
+/bin/busybox --install -s /bin
+export PATH=/bin:/st
+
+result() {
+	# $1: 0 for ok; $2: the test's name; $3: an optional directive
+	if [ "$1" = 0 ]; then
+		echo "GUEST-TAP ok - $2${3:+ # $3}"
+	else
+		echo "GUEST-TAP not ok - $2${3:+ # $3}"
+	fi
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+
+tests=$(echo "${TESTS:-}" | tr , ' ')
+echo "GUEST-PLAN setup-numa setup-swap setup-hugepages $tests"
+
+nodes=$(ls -d /sys/devices/system/node/node* | wc -l)
+[ "$nodes" -ge 2 ]
+result $? setup-numa "$nodes nodes, $(nproc) CPUs"
+
+mkswap /dev/ram0 > /dev/null 2>&1 && swapon /dev/ram0 && grep -q ram0 /proc/swaps
+result $? setup-swap
+
+echo 64 > /proc/sys/vm/nr_hugepages
+echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
+[ "$(cat /proc/sys/vm/nr_hugepages)" -gt 0 ]
+result $? setup-hugepages "$(cat /proc/sys/vm/nr_hugepages) huge pages"
+
+knob=/sys/kernel/debug/cow_context/debug_drop_children
+if [ "${COWCTX_BREAK:-0}" = 1 ]; then
+	echo 1 > "$knob"
+	echo "GUEST-DIAG COW walk broken on purpose: $knob = $(cat "$knob")"
+fi
+
+cd /st || exit 1
+for t in $tests; do
+	s=$(cut -d' ' -f1 /proc/uptime)
+	timeout "${TMO:-600}" "./$t" > "/tmp/$t.out" 2>&1
+	rc=$?
+	e=$(cut -d' ' -f1 /proc/uptime)
+	echo "GUEST-DIAG $t: rc=$rc, $s..$e s guest uptime"
+	grep -E '^# Totals|^not ok|Userfaults unit tests' "/tmp/$t.out" | \
+		head -20 | sed "s/^/GUEST-DIAG $t: /"
+	case $rc in
+	0)	result 0 "$t" ;;
+	# kselftest's KSFT_SKIP: the test decided it cannot run here.
+	4)	result 0 "$t" "SKIP $(grep -m1 -i skip "/tmp/$t.out")" ;;
+	*)	tail -30 "/tmp/$t.out" | sed "s/^/GUEST-DIAG $t: /"
+		result 1 "$t" ;;
+	esac
+done
+
+if [ -d /sys/kernel/debug/cow_context ]; then
+	for f in /sys/kernel/debug/cow_context/*; do
+		echo "GUEST-STAT $(basename "$f") $(cat "$f")"
+	done
+fi
+grep -E 'pgmigrate_success|pswpout|thp_split_page |pgsteal_anon|ksm' \
+	/proc/vmstat | sed 's/^/GUEST-STAT vmstat_/'
+echo "GUEST-DONE"
+sync
+poweroff -f
+reboot -f

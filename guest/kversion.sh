@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Usage: kversion.sh TREE X.Y.Z
+# Fails unless the extracted tree's top Makefile says version X.Y.Z: the
+# package version is checked before extraction, this checks what came out.
+set -eu
+tree=$1
+want=$2
+mk=$tree/Makefile
+if [ ! -r "$mk" ]; then
+	echo "$mk:1: no kernel Makefile in the extracted tree" >&2
+	exit 2
+fi
+v=$(sed -n 's/^VERSION = //p' "$mk" | head -1)
+p=$(sed -n 's/^PATCHLEVEL = //p' "$mk" | head -1)
+s=$(sed -n 's/^SUBLEVEL = //p' "$mk" | head -1)
+if [ "$v.$p.$s" != "$want" ]; then
+	echo "$mk:1: the tree is Linux $v.$p.$s; the patches are for $want" >&2
+	exit 1
+fi

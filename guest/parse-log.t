@@ -1,0 +1,85 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0
+# parse-log must fail a guest run for each kind of report it claims to
+# catch, and pass a clean one: fed small console logs, it is judged by
+# its exit status and by the TAP line it prints for the report.
+use strict;
+use warnings;
+use File::Temp qw(tempdir);
+use File::Basename qw(dirname);
+
+my $parser = dirname($0) . '/parse-log';
+my $dir = tempdir(CLEANUP => 1);
+my $t = 0;
+my $failed = 0;
+
+sub ok {
+	my ($cond, $name) = @_;
+	$t++;
+	$failed++ unless $cond;
+	print(($cond ? 'ok' : 'not ok') . " $t - $name\n");
+}
+
+# Runs the parser on LINES; returns (exit status, its output).
+sub parse {
+	my ($opt, @lines) = @_;
+	my $f = "$dir/log$t";
+	open(my $fh, '>', $f) or die "$f: $!";
+	print $fh map { "$_\n" } @lines;
+	close($fh);
+	my $out = `$parser $opt $f 2>&1`;
+	return ($? >> 8, $out);
+}
+
+my @clean = (
+	'[    0.000000] Linux version 6.12.118',
+	'GUEST-PLAN setup-numa cow',
+	'GUEST-TAP ok - setup-numa # 2 nodes',
+	'[    3.100000] some ordinary kernel line',
+	'GUEST-TAP ok - cow',
+	'GUEST-STAT walks_compared 1200',
+	'GUEST-STAT mismatches 0',
+	'GUEST-DONE',
+);
+my ($rc, $out) = parse('', @clean);
+ok($rc == 0, 'a clean log passes');
+ok($out =~ /^1\.\.\d+$/m && $out !~ /^not ok/m, 'a clean log prints a plan and no failure');
+($rc, $out) = parse('--shadow', @clean);
+ok($rc == 0, 'a clean log with shadow counters passes --shadow');
+
+my %report = (
+	'WARN' => '[   12.000000] WARNING: CPU: 1 PID: 50 at mm/rmap.c:100 foo+0x1/0x2',
+	'BUG or oops' => '[   12.000000] BUG: Bad page state in process cow  pfn:1234',
+	'lockdep' => '[   12.000000] WARNING: possible circular locking dependency detected',
+	'KASAN' => '[   12.000000] BUG: KASAN: slab-use-after-free in cow_context_walk+0x10/0x20',
+	'UBSAN' => '[   12.000000] UBSAN: shift-out-of-bounds in mm/cow_context.c:10:2',
+	'stall or hung task' => '[   99.000000] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:',
+	'COW context shadow mismatch' => '[   12.000000] cow_context: walk mismatch for folio 0x1234',
+);
+for my $kind (sort keys %report) {
+	my @log = @clean;
+	splice(@log, 3, 0, $report{$kind});
+	($rc, $out) = parse('', @log);
+	ok($rc == 1, "a $kind report fails the run");
+	ok($out =~ /^not ok \d+ - kernel log: no \Q$kind\E$/m, "the $kind check is the one that fails");
+}
+
+($rc, $out) = parse('', grep { !/GUEST-TAP ok - cow/ } @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - guest: cow$/m, 'a planned test with no result fails');
+($rc, $out) = parse('', map { s/GUEST-TAP ok - cow/GUEST-TAP not ok - cow/r } @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - guest: cow$/m, 'a failed guest test fails the run');
+($rc, $out) = parse('', grep { !/GUEST-DONE/ } @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - guest init reached its end$/m, 'a guest that never finished fails');
+($rc, $out) = parse('', ());
+ok($rc == 1, 'an empty log fails');
+($rc, $out) = parse('--shadow', map { s/mismatches 0/mismatches 3/r } @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - shadow: no mismatch$/m, 'shadow mismatches counted in debugfs fail the run');
+($rc, $out) = parse('--shadow', grep { !/GUEST-STAT/ } @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - shadow: walks were compared$/m, '--shadow without counters fails');
+($rc, $out) = parse('', (map { s/^GUEST-TAP ok - cow$/WARNING: printed by a test, not the kernel/r } @clean), 'GUEST-TAP ok - cow');
+ok($rc == 0, 'a WARNING from userspace (no printk timestamp) is not a kernel report');
+($rc, $out) = (system("$parser $dir/does-not-exist >/dev/null 2>&1") >> 8, '');
+ok($rc == 2, 'an unreadable log is a usage error (exit 2)');
+
+print "1..$t\n";
+exit($failed ? 1 : 0);

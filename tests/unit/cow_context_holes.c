@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One test per hole that issue 9 found in the cow_context walk's
+ * concurrency argument. Each puts another CPU's action exactly where
+ * the hole is (the model's fork hook, or the walk's own step hook) and
+ * checks what the walk must guarantee there:
+ *
+ *  1. a first fault in the parent during dup_mmap(), before the VMA is
+ *     copied: the child's copy must not be pruned away;
+ *  2. exclusive reuse in the parent during dup_mmap(): the same;
+ *  3. a first mremap of an mm, after the walk decided how to visit it:
+ *     an unmapping walk must leave no mapping behind;
+ *  4. folio_move_anon_rmap() between the walk's reads of the folio's
+ *     context and of its stamp: the mapping must still be found;
+ *  5. a VMA write-locked by a writer that wants the remap lock: the walk
+ *     must not enter it while holding that lock (the kernel would
+ *     deadlock), and a try-walker must give up and say so;
+ *  6. the walk's visit of an mm must pin it (mmget_not_zero());
+ *  7. context references taken from two threads at once must not be
+ *     lost (atomic counts).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cow_context_harness.h"
+#include "mm/internal.h"
+#include "tap.h"
+
+#define BASE	0x100000000000UL
+#define OTHER	0x100000400000UL
+
+struct found {
+	int nr;
+	unsigned long mm_id[16];
+	bool entered_write_locked;
+	bool unmap;
+};
+
+static bool note(struct folio *folio, struct vm_area_struct *vma,
+		 unsigned long address, void *arg)
+{
+	struct found *f = arg;
+	pte_t *ptep;
+
+	if (cow_vma_state(vma) & COW_VMA_WRITER)
+		f->entered_write_locked = true;
+	if (f->nr < 16)
+		f->mm_id[f->nr] = vma->vm_mm->id;
+	f->nr++;
+	if (f->unmap) {
+		ptep = pte_lookup(vma->vm_mm, address);
+		if (ptep && ptep->folio == folio)
+			pte_clear_and_put(vma->vm_mm, address, ptep);
+	}
+	return true;
+}
+
+static struct folio *folio_at(struct mm_struct *mm, unsigned long addr)
+{
+	pte_t *ptep = pte_lookup(mm, addr);
+
+	return ptep && pte_present(*ptep) ? ptep->folio : NULL;
+}
+
+static int walk_count(struct folio *folio, struct found *f)
+{
+	struct rmap_walk_control rwc = { .rmap_one = note, .arg = f };
+
+	rmap_walk(folio, &rwc);
+	return f->nr;
+}
+
+static int nr_mappings(struct model *m, struct folio *folio)
+{
+	struct mm_struct *mms[16];
+	unsigned long addrs[16];
+
+	return cc_mappings(m, folio, mms, addrs, 16);
+}
+
+/* ---- 1, 2: the parent writes while dup_mmap() copies ------------- */
+
+struct midfork {
+	struct mm_struct *parent;
+	unsigned long addr;
+	enum model_hook_point when;
+	bool done;
+};
+
+/*
+ * The kernel's fault runs under the per-VMA lock, not mmap_lock, so it
+ * can run while dup_mmap() holds the parent's mmap_lock; the model's
+ * fault path takes mmap_lock, so the hook lends it for the fault.
+ */
+static void write_mid_fork(struct model *m, enum model_hook_point where,
+			   struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	struct midfork *mf = m->hook_data;
+
+	(void)mm;
+	(void)vma;
+	if (mf->done || where != mf->when)
+		return;
+	mf->done = true;
+	up_write(&mf->parent->mmap_lock);
+	if (handle_access(mf->parent, mf->addr, true))
+		tap_diag("the write mid-fork failed");
+	down_write(&mf->parent->mmap_lock);
+}
+
+static void fault_mid_fork(const char *what, const char *text,
+			   unsigned long addr, enum model_hook_point when)
+{
+	struct cc_run r = { 0 };
+	struct midfork mf = { .addr = addr, .when = when };
+	struct mm_struct *child;
+	struct folio *folio;
+	struct found f = { 0 };
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, what, text, stderr) < 0 ||
+	    r.ret) {
+		ok(0, "%s: scenario builds", what);
+		return;
+	}
+	mf.parent = r.es.procs[0].mm;
+	r.m->hook = write_mid_fork;
+	r.m->hook_data = &mf;
+	if (mm_fork(mf.parent, "C", &child)) {
+		ok(0, "%s: fork", what);
+		goto out;
+	}
+	r.m->hook = NULL;
+	folio = folio_at(mf.parent, addr);
+	if (!mf.done || !folio || nr_mappings(r.m, folio) != 2) {
+		ok(0, "%s: the write happened mid-fork and the child copied it",
+		   what);
+		goto out;
+	}
+	is_long(walk_count(folio, &f), 2,
+		"%s: the walk finds the parent and the child", what);
+out:
+	cc_exit_all(&r);
+	cc_run_end(&r);
+}
+
+/* ---- the walk's step hook ---------------------------------------- */
+
+struct stepper {
+	enum cow_walk_step when;
+	int skip;		/* act at the (skip + 1)-th such step */
+	void (*act)(struct stepper *s, struct cow_context *ctx);
+	struct cc_run *r;
+	bool done;
+	bool pinned;		/* the visited mm was pinned at that step */
+	struct vm_area_struct *locked;
+};
+
+static void at_step(struct cow_instance *inst, enum cow_walk_step step,
+		    struct cow_context *ctx, void *data)
+{
+	struct stepper *s = data;
+
+	(void)inst;
+	if (step == COW_STEP_VMA_BUSY && s->locked) {
+		/* the writer finishes while the walk waits for it */
+		cow_vma_write_unlock(s->locked);
+		s->locked = NULL;
+		return;
+	}
+	if (s->done || step != s->when || s->skip-- > 0)
+		return;
+	s->done = true;
+	s->pinned = ctx->mm_pins > 0;
+	s->act(s, ctx);
+}
+
+/* 3: the first move of this mm, with the walk between decision and visit */
+static void first_move(struct stepper *s, struct cow_context *ctx)
+{
+	struct mm_struct *mm = s->r->es.procs[0].mm;
+
+	if (ctx->mm != mm)
+		return;
+	if (rwsem_is_locked(&ctx->remap_lock))
+		return;		/* mremap waits for the walk: no race */
+	if (do_mremap(mm, BASE, PAGE_SIZE, PAGE_SIZE,
+		      MREMAP_MAYMOVE | MREMAP_FIXED, OTHER))
+		tap_diag("the move failed");
+}
+
+static void remap_check(void)
+{
+	static const char text[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 16K write\n";
+	struct cc_run r = { 0 };
+	struct stepper s = { .when = COW_STEP_MM, .act = first_move, .r = &r };
+	struct found f = { .unmap = true };
+	struct folio *folio;
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "remap", text, stderr) < 0 ||
+	    r.ret) {
+		ok(0, "remap check: scenario builds");
+		return;
+	}
+	folio = folio_at(r.es.procs[0].mm, BASE);
+	folio_get(folio);
+	cow_instance(r.m)->walk_step = at_step;
+	cow_instance(r.m)->walk_step_data = &s;
+	walk_count(folio, &f);
+	cow_instance(r.m)->walk_step = NULL;
+	/* a waiting mremap runs once the walk is done */
+	if (!s.done || vma_lookup(r.es.procs[0].mm, OTHER) == NULL)
+		first_move(&s, mm_cow_context(r.es.procs[0].mm));
+	is_long(nr_mappings(r.m, folio), 0,
+		"a first mremap racing the walk's remap check: the unmapping walk leaves no mapping");
+	folio_put(folio);
+	cc_exit_all(&r);
+	cc_run_end(&r);
+}
+
+/* 4: exclusive reuse by the only mapper, between the walk's reads */
+static void reuse_by_child(struct stepper *s, struct cow_context *ctx)
+{
+	(void)ctx;
+	if (handle_access(s->r->es.procs[0].mm, BASE, true))
+		tap_diag("the reuse write failed");
+}
+
+static void move_race(void)
+{
+	static const char text[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 16K write\n"
+		"P fork C\n"
+		"P exit\n";
+	struct cc_run r = { 0 };
+	struct stepper s = { .when = COW_STEP_ROOT_READ, .act = reuse_by_child,
+			     .r = &r };
+	struct found f = { 0 };
+	struct folio *folio;
+	struct cow_context *before;
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "move", text, stderr) < 0 ||
+	    r.ret) {
+		ok(0, "move race: scenario builds");
+		return;
+	}
+	folio = folio_at(r.es.procs[0].mm, BASE);
+	before = folio_cow_context(folio);
+	/*
+	 * No reference of the walker's here: reuse checks the refcount
+	 * before a walker that comes later can take one.
+	 */
+	cow_instance(r.m)->walk_step = at_step;
+	cow_instance(r.m)->walk_step_data = &s;
+	walk_count(folio, &f);
+	cow_instance(r.m)->walk_step = NULL;
+	ok(s.done && folio_cow_context(folio) != before,
+	   "move race: the folio moved to the child's context mid-walk");
+	is_long(f.nr, 1,
+		"folio_move_anon_rmap() between the walk's reads of context and stamp: the mapping is found");
+	cc_exit_all(&r);
+	cc_run_end(&r);
+}
+
+/* 5: a VMA write-locked by a writer that waits for the remap lock */
+static void vma_busy(bool try_lock)
+{
+	static const char text[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 16K write\n"
+		"P mremap 0x100000000000 16K 16K to 0x100000400000\n";
+	struct cc_run r = { 0 };
+	struct stepper s = { .when = NR_COW_WALK_STEPS, .r = &r };
+	struct found f = { 0 };
+	struct rmap_walk_control rwc = { .rmap_one = note, .arg = &f,
+					 .try_lock = try_lock };
+	struct mm_struct *mm;
+	struct folio *folio;
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "busy", text, stderr) < 0 ||
+	    r.ret) {
+		ok(0, "busy VMA: scenario builds");
+		return;
+	}
+	mm = r.es.procs[0].mm;
+	folio = folio_at(mm, OTHER);
+	s.locked = vma_lookup(mm, OTHER);
+	cow_vma_write_lock(s.locked);
+	cow_instance(r.m)->walk_step = at_step;
+	cow_instance(r.m)->walk_step_data = &s;
+	rmap_walk(folio, &rwc);
+	cow_instance(r.m)->walk_step = NULL;
+	if (s.locked)
+		cow_vma_write_unlock(s.locked);
+	ok(!f.entered_write_locked,
+	   "%s: the walk never enters a VMA write-locked by a writer waiting for the remap lock",
+	   try_lock ? "try-walker" : "walker");
+	if (try_lock)
+		ok(rwc.contended && f.nr == 0,
+		   "try-walker: gives up and reports contention");
+	else
+		is_long(f.nr, 1, "walker: waits for the writer and finds the mapping");
+	cc_exit_all(&r);
+	cc_run_end(&r);
+}
+
+/* 6: the visit pins the mm */
+static void nothing(struct stepper *s, struct cow_context *ctx)
+{
+	(void)s;
+	(void)ctx;
+}
+
+static void mm_pin(void)
+{
+	static const char text[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 16K write\n";
+	struct cc_run r = { 0 };
+	struct stepper s = { .when = COW_STEP_MM, .act = nothing, .r = &r };
+	struct found f = { 0 };
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "pin", text, stderr) < 0 ||
+	    r.ret) {
+		ok(0, "mm pin: scenario builds");
+		return;
+	}
+	cow_instance(r.m)->walk_step = at_step;
+	cow_instance(r.m)->walk_step_data = &s;
+	walk_count(folio_at(r.es.procs[0].mm, BASE), &f);
+	ok(s.done && s.pinned, "the walk pins the mm it visits (mmget_not_zero)");
+	cc_exit_all(&r);
+	cc_run_end(&r);
+}
+
+/* 7: references from two threads */
+#define HAMMER	2000000
+
+static void *hammer(void *arg)
+{
+	struct cow_context *ctx = arg;
+	int i;
+
+	for (i = 0; i < HAMMER; i++) {
+		if (i & 1) {
+			cow_context_get(ctx);
+		} else if (!cow_context_tryget(ctx)) {
+			continue;
+		}
+		cow_context_put(ctx);
+	}
+	return NULL;
+}
+
+static void atomic_counts(void)
+{
+	static struct cow_context ctx;
+	pthread_t t[2];
+	int i;
+
+	ctx.refcount = 1000;	/* never reaches 0 unless an update is lost */
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, hammer, &ctx)) {
+			ok(0, "threads start");
+			return;
+		}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	is_long(ctx.refcount, 1000,
+		"gets, trygets and puts from two threads: no update lost");
+}
+
+int main(void)
+{
+	static const char one_vma[] =
+		"proc P\n"
+		"P mmap 0x100000000000 64K rw\n"
+		"P touch 0x100000000000 4K write\n";
+	static const char two_vmas[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 4K write\n"
+		"P mmap 0x100000400000 16K rw\n"
+		"P touch 0x100000400000 4K write\n";
+	static const char reuse[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 16K write\n"
+		"P fork A\n"
+		"A exit\n";
+
+	fault_mid_fork("first fault before any VMA is copied", one_vma,
+		       BASE + 0x8000, HOOK_FORK_START);
+	fault_mid_fork("first fault in a VMA not yet copied", two_vmas,
+		       OTHER + 0x1000, HOOK_FORK_VMA_LINKED);
+	fault_mid_fork("exclusive reuse before the VMA is copied", reuse,
+		       BASE, HOOK_FORK_START);
+	remap_check();
+	move_race();
+	vma_busy(false);
+	vma_busy(true);
+	mm_pin();
+	atomic_counts();
+	return tap_done();
+}
