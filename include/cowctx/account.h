@@ -43,7 +43,8 @@ void account_free(struct account *acct, int type, void *p,
 /*
  * Count @n objects of @type (n < 0: that many fewer) that live inside
  * another structure, so nothing is allocated: a field a backend adds to
- * every VMA, say. They count in "objects" and "bytes" like the rest.
+ * every VMA, say. They count in "objects" and "bytes" like the rest,
+ * but not as allocations.
  */
 void account_charge(struct account *acct, int type, long n,
 		    size_t kernel_bytes);
