@@ -139,6 +139,9 @@ help:
 	@echo '                 else name it'
 	@echo '  clean          remove the build directories named below'
 	@echo '  help           this text'
+	@echo '  guest-check    the patched 6.12 kernel under QEMU with'
+	@echo '                 cow_context=shadow (work in progress, not'
+	@echo '                 part of check; see patches/README)'
 	@echo
 	@echo 'Variables:'
 	@echo '  CC=clang       another compiler (default gcc)'

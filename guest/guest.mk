@@ -13,7 +13,7 @@
 GUEST_BUILD := build-guest
 GUEST_CONFIG := debug
 GUEST_JOBS := 2
-GUEST_TIMEOUT := 1500
+GUEST_TIMEOUT := 2400
 GUEST_SMP := 3
 # mremap_test maps 2 GB at once; KASAN's shadow takes an eighth of RAM.
 GUEST_MEM := 3G

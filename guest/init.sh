@@ -47,6 +47,15 @@ if [ "${COWCTX_BREAK:-0}" = 1 ]; then
 	echo "GUEST-DIAG COW walk broken on purpose: $knob = $(cat "$knob")"
 fi
 
+# After every test, so that a run cut short still says how far it got
+# (parse-log keeps the last value of each).
+shadow_stats() {
+	[ -d /sys/kernel/debug/cow_context ] || return 0
+	for f in /sys/kernel/debug/cow_context/*; do
+		echo "GUEST-STAT $(basename "$f") $(cat "$f")"
+	done
+}
+
 cd /st || exit 1
 for t in $tests; do
 	s=$(cut -d' ' -f1 /proc/uptime)
@@ -63,13 +72,10 @@ for t in $tests; do
 	*)	tail -30 "/tmp/$t.out" | sed "s/^/GUEST-DIAG $t: /"
 		result 1 "$t" ;;
 	esac
+	shadow_stats
 done
 
-if [ -d /sys/kernel/debug/cow_context ]; then
-	for f in /sys/kernel/debug/cow_context/*; do
-		echo "GUEST-STAT $(basename "$f") $(cat "$f")"
-	done
-fi
+shadow_stats
 grep -E 'pgmigrate_success|pswpout|thp_split_page |pgsteal_anon|ksm' \
 	/proc/vmstat | sed 's/^/GUEST-STAT vmstat_/'
 echo "GUEST-DONE"
