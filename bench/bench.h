@@ -224,7 +224,8 @@ struct bench_run {
 	struct sample_set exit_ns;
 	struct walk_pass walk[NR_WALKS];
 	bool snapped;
-	long snap_bytes;
+	long snap_bytes;		/* objects and per-VMA fields */
+	long snap_field_bytes;		/* the per-VMA fields' part */
 	long snap_objects;
 	unsigned long snap_vmas;
 	unsigned long snap_mms;
@@ -254,6 +255,17 @@ void bench_run_release(struct bench_run *br);
 int bench_exec(const struct bench_prog *p, struct bench_run *runs, int nr,
 	       size_t stop_after, const char *label, FILE *progress);
 
+/*
+ * The same measurements for a driver of its own (bench/real_programs.c):
+ * the snapshot, the reclaim and full walks of every mapped anonymous
+ * folio (br->walk, PH_WALK, PH_FULL_WALK), and @fn(@arg) counted as one
+ * call of phase @ph (its rmap allocations, locks and time).
+ */
+void bench_run_snapshot(struct bench_run *br);
+int bench_run_walks(struct bench_run *br);
+int bench_run_measured(struct bench_run *br, enum bench_phase ph,
+		       int (*fn)(void *arg), void *arg);
+
 unsigned long sample_median(const struct sample_set *s);
 /* the @q-th quartile (1, 2 or 3); 0 for an empty set; sorts in place */
 double sample_quartile(const struct sample_set *s, int q);
@@ -266,6 +278,8 @@ enum bench_metric {
 	M_ANON_FOLIOS,
 	M_OBJECTS,
 	M_BYTES,
+	M_OBJECT_BYTES,
+	M_VMA_FIELD_BYTES,
 	M_PEAK_BYTES,
 	M_RMAP_TO_VMA_BYTES,
 	M_MID_BYTES,
@@ -364,8 +378,14 @@ struct workload_result {
 
 void workload_result_release(struct workload_result *r);
 
-/* One scaling curve: a parameter swept, a metric per backend */
+/*
+ * One scaling curve: a parameter swept, a metric per backend; or, where
+ * series is set, nr_series named series of one structure (the remap
+ * tree's operations), each point with its spread when spread is set.
+ */
 #define CURVE_MAX_POINTS 8
+
+struct bench_opts;
 
 struct curve {
 	const char *id;		/* file name stem: "bytes_vs_V" */
@@ -377,7 +397,27 @@ struct curve {
 	double x[CURVE_MAX_POINTS];
 	double y[CURVE_MAX_POINTS][NR_COLS];
 	bool logy;
+	const char *const *series;	/* NULL: the backends' columns */
+	int nr_series;
+	bool spread;			/* q1 and q3 hold the quartiles */
+	double q1[CURVE_MAX_POINTS][NR_COLS];
+	double q3[CURVE_MAX_POINTS][NR_COLS];
 };
+
+/* how many series @cu has, and the name of series @c */
+int curve_nr_series(const struct bench_opts *o, const struct curve *cu);
+const char *curve_series_name(const struct bench_opts *o,
+			      const struct curve *cu, int c);
+
+/*
+ * bench/remap_curve.c: the remap tree's insert, remove and lookup
+ * against the entries of one mm, up to 100,000 moved VMAs: time per
+ * operation (median over rounds, quartiles) and steps per operation
+ * (interval_tree_steps). Fills @cv[0] (ns) and @cv[1] (steps).
+ */
+#define NR_REMAP_CURVES 2
+int remap_curves_measure(const struct bench_opts *o, struct curve *cv,
+			 FILE *progress);
 
 #define BENCH_MAX_REPS 15
 
@@ -394,6 +434,10 @@ struct bench_opts {
 	char **argv;
 	int nr_cols;		/* backends shown, col_ops[0..nr_cols-1] */
 	const struct rmap_ops *col_ops[NR_COLS];	/* [COL_SCAN]: oracle */
+	/* --real DIR: its recordings (bench/real_programs.c) */
+	const char *real_dir;
+	struct real_result *real;
+	int nr_real;
 };
 
 /* column @c's backend name */

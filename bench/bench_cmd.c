@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/real_programs.h"
 #include "tools/cowctx.h"
 
 #define MAX_NOTES 8
@@ -18,7 +19,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: cowctx bench [--quick|--tiny] [--full|--json] [--out DIR] [--all] [--reps N]\n"
 		"                    [--no-callgrind] [--no-curves] [--rmap LIST] [--cow BACKEND]\n"
-		"                    [--scenario] [--verbose] [WORKLOAD[:PARAM=VALUE,...]|FILE.scn...]\n"
+		"                    [--scenario] [--verbose] [--real DIR]\n"
+		"                    [WORKLOAD[:PARAM=VALUE,...]|FILE.scn...]\n"
 		"\n"
 		"Runs each workload on every backend of LIST (default anon_vma,cow_context)\n"
 		"side by side, and the scan oracle beside them for the model's own share\n"
@@ -45,6 +47,10 @@ static void usage(FILE *f)
 		"                  ratio. e.g. anon_vma,cow_context,cow_context-noprune\n"
 		"  --cow BACKEND   short for --rmap anon_vma,BACKEND (none: anon_vma alone)\n"
 		"  --verbose       a progress line per replay on standard error\n"
+		"  --real DIR      the real programs table: every DIR/*.scn (recordings,\n"
+		"                  `make recordings`) replayed on anon_vma and the COW\n"
+		"                  context, with the kernel's counts beside; alone, only\n"
+		"                  that table (stdout and report.md)\n"
 		"  --scenario      print each WORKLOAD's program as a scenario (for\n"
 		"                  `cowctx run`, which checks it with the oracle)\n"
 		"\n"
@@ -116,6 +122,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		{ "rmap", required_argument, NULL, 'R' },
 		{ "full", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "real", required_argument, NULL, 'P' },
 		{ "callgrind-child", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -144,6 +151,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'P':
+			o->real_dir = optarg;
 			break;
 		case 'R':
 			a->rmap = optarg;
@@ -320,8 +330,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (set_columns(&o, &a))
 		return 2;
-	ret = collect_workloads(argc, argv, &o, &list, &nr);
-	if (ret || !nr) {
+	/* --real alone: the recordings, not the default workloads */
+	ret = o.real_dir && optind == argc ? 0 :
+	      collect_workloads(argc, argv, &o, &list, &nr);
+	if (!nr && !ret && o.real_dir)
+		o.curves = false;
+	else if (ret || !nr) {
 		model_free(list);
 		return ret ? ret : 2;
 	}
@@ -392,6 +406,8 @@ int cmd_bench(int argc, char **argv)
 			failed = true;
 		}
 	}
+	if (o.real_dir && real_programs_run(&o, progress))
+		failed = true;
 	if (!o.verbose && tty)
 		fprintf(stderr, "\r%-80s\r", "");
 
@@ -406,8 +422,11 @@ int cmd_bench(int argc, char **argv)
 		printf("note: %s\n", notes[i]);
 	if (o.full && !o.json)
 		printf("report: %s/report.md\n", o.out_dir);
-	if (!o.full && !o.json)
+	if (!o.full && !o.json && nr)
 		print_verdict(stdout, &o, res, nr);
+	if (!nr && !o.json)
+		real_programs_table(stdout, &o);
+	real_programs_free(&o);
 	model_free(curves);
 	model_free(anchors);
 	for (i = 0; i < nr; i++)

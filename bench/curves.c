@@ -3,7 +3,8 @@
  * Scaling curves (bytes and fork cost against V and N, walk cost
  * against N and D) and the real-kernel anchor (fork of V faulted or
  * untouched VMAs): workloads swept over one parameter, every point run
- * on every backend side by side.
+ * on every backend side by side. The remap tree's own curves are
+ * bench/remap_curve.c's; they come last.
  */
 #include <errno.h>
 #include <math.h>
@@ -145,13 +146,25 @@ static void curve_labels(struct curve *cu, const struct curve_def *d,
 	snprintf(cu->xlabel, sizeof(cu->xlabel), "%s: %s", sw->param, help);
 }
 
+int curve_nr_series(const struct bench_opts *o, const struct curve *cu)
+{
+	return cu->series ? cu->nr_series : o->nr_cols;
+}
+
+const char *curve_series_name(const struct bench_opts *o,
+			      const struct curve *cu, int c)
+{
+	return cu->series ? cu->series[c] : col_name(o, c);
+}
+
 int curves_measure(const struct bench_opts *o, struct curve **curves,
 		   int *nr, FILE *progress)
 {
-	struct curve *cv = model_zalloc(NR_CURVES * sizeof(*cv));
+	struct curve *cv = model_zalloc((NR_CURVES + NR_REMAP_CURVES) *
+					sizeof(*cv));
 	struct workload_result *r = model_zalloc(sizeof(*r));
 	size_t s, k, j;
-	int c;
+	int c, err;
 
 	if (!cv || !r) {
 		model_free(cv);
@@ -190,8 +203,13 @@ int curves_measure(const struct bench_opts *o, struct curve **curves,
 		}
 	}
 	model_free(r);
+	err = remap_curves_measure(o, &cv[NR_CURVES], progress);
+	if (err) {
+		model_free(cv);
+		return err;
+	}
 	*curves = cv;
-	*nr = (int)NR_CURVES;
+	*nr = (int)(NR_CURVES + NR_REMAP_CURVES);
 	return 0;
 }
 

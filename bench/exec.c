@@ -401,6 +401,7 @@ static void snapshot(struct bench_run *br)
 
 	br->snapped = true;
 	br->snap_bytes = acct->bytes;
+	br->snap_field_bytes = acct->field_bytes;
 	br->snap_objects = account_live_total(acct);
 	br->snap_vmas = br->m->nr_vmas;
 	br->snap_mms = br->m->nr_mms;
@@ -568,4 +569,42 @@ int bench_exec(const struct bench_prog *p, struct bench_run *runs, int nr,
 	for (i = 0; i < nr; i++)
 		run_finish(&runs[i]);
 	return 0;
+}
+
+/*
+ * For a driver other than bench_exec(): bench/real_programs.c replays
+ * recordings, whose statements the bench's programs cannot express,
+ * and measures them with the same snapshot, walks and phase counters.
+ */
+void bench_run_snapshot(struct bench_run *br)
+{
+	snapshot(br);
+}
+
+int bench_run_walks(struct bench_run *br)
+{
+	struct phase_mark pm;
+	int err;
+
+	phase_begin(br, &pm);
+	err = exec_walk(br, WALK_RECLAIM);
+	phase_end(br, PH_WALK, &pm);
+	if (err)
+		return err;
+	phase_begin(br, &pm);
+	err = exec_walk(br, WALK_FULL);
+	phase_end(br, PH_FULL_WALK, &pm);
+	return err;
+}
+
+int bench_run_measured(struct bench_run *br, enum bench_phase ph,
+		       int (*fn)(void *arg), void *arg)
+{
+	struct phase_mark pm;
+	int err;
+
+	phase_begin(br, &pm);
+	err = fn(arg);
+	phase_end(br, ph, &pm);
+	return err;
 }

@@ -15,6 +15,8 @@ static const char *const names[M_PHASE_BASE] = {
 	[M_ANON_FOLIOS] = "anon_folios",
 	[M_OBJECTS] = "objects",
 	[M_BYTES] = "bytes",
+	[M_OBJECT_BYTES] = "object_bytes",
+	[M_VMA_FIELD_BYTES] = "vma_field_bytes",
 	[M_PEAK_BYTES] = "peak_bytes",
 	[M_RMAP_TO_VMA_BYTES] = "rmap_to_vma_bytes",
 	[M_MID_BYTES] = "mid_exit_bytes",
@@ -176,10 +178,16 @@ void metrics_from_run(const struct bench_run *br,
 		ms->v[M_ANON_FOLIOS] = br->snap_folios;
 		ms->v[M_OBJECTS] = br->snap_objects;
 		ms->v[M_BYTES] = br->snap_bytes;
+		ms->v[M_OBJECT_BYTES] = br->snap_bytes - br->snap_field_bytes;
+		ms->v[M_VMA_FIELD_BYTES] = br->snap_field_bytes;
 		if (br->snap_main >= 0)
 			ms->v[M_MAIN_OBJECTS] = br->snap_main;
+		/*
+		 * Slab against slab, as Android's figure is: the per-VMA
+		 * fields are inside the vm_area_struct slab already.
+		 */
 		ms->v[M_RMAP_TO_VMA_BYTES] =
-			div_or_nan(br->snap_bytes,
+			div_or_nan(br->snap_bytes - br->snap_field_bytes,
 				   (double)br->snap_vmas * vma_slab_bytes());
 	}
 	ms->v[M_PEAK_BYTES] = br->peak_bytes;

@@ -169,6 +169,8 @@ static const int table_metrics[] = {
 	M_VMAS,
 	M_OBJECTS,
 	M_BYTES,
+	M_OBJECT_BYTES,
+	M_VMA_FIELD_BYTES,
 	M_PEAK_BYTES,
 	M_RMAP_TO_VMA_BYTES,
 	M_FORK_ALLOCS,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/real_programs.h"
 
 /* The first line a shell command prints, or "" */
 static void first_line(const char *cmd, char *buf, size_t len)
@@ -118,7 +119,8 @@ static void headline(FILE *f, const struct bench_opts *o,
 		int m;
 		const char *what;
 	} rows[] = {
-		{ M_BYTES, "rmap bytes" },
+		{ M_BYTES, "rmap bytes (objects and per-VMA fields)" },
+		{ M_VMA_FIELD_BYTES, "of which per-VMA fields" },
 		{ M_FORK_ALLOCS, "rmap allocations per fork" },
 		{ M_FORK_RMAP_INSTRUCTIONS, "rmap instructions per fork" },
 		{ M_FORK_NS, "fork time, ns (median)" },
@@ -166,6 +168,10 @@ static void targets(FILE *f, const struct bench_opts *o,
 	fprintf(f, "## Targets\n\n");
 	fprintf(f, "What the COW context is held to, as this project's issues set it; each is checked on this run's figures "
 		"(bench/targets.c states them; realzygote and daemon are defined under Workloads and parameters below).\n\n");
+	fprintf(f, "Rmap bytes are counted the same way for every backend: its objects at their kernel sizes, and the fields it needs in "
+		"every vm_area_struct, times the VMAs (per-VMA fields: anon_vma's anon_vma_chain list_head and anon_vma pointer, "
+		"24 bytes in 6.12's include/linux/mm_types.h; the COW context's vm_anon_pgoff and its anonymous-state word, 16 bytes). "
+		"The fields are a line of their own (vma_field_bytes); object counts and the kernel comparisons leave them out.\n\n");
 	fprintf(f, "| target | set in | result | figures (%s against %s) |\n|---|---|---|---|\n",
 		col_name(o, 1), col_name(o, 0));
 	for (i = 0; i < n; i++)
@@ -208,9 +214,9 @@ static const char *loss_mechanism(int m, const struct workload_result *r)
 	if (m == M_FAMILY_LOCK_ACQUISITIONS || m == M_FAMILY_LOCK_OBJECTS ||
 	    m == M_FAMILY_LOCK_MAX_OBJECTS || what == PM_LOCK_ACQ ||
 	    what == PM_LOCK_OBJECTS)
-		return "the COW context's locks are shared by a fork family too and count here as anon_vma's root rwsem does: cow_context.lock (a context's children list, taken by fork and exit) and cow_context.remap_lock (a context's remap tree, taken for read by a walk at each context it visits), where anon_vma's walk takes its root rwsem once; each lock's own counts are in results.json's backend_figures";
+		return "the COW context's locks are shared by a fork family too and count here as anon_vma's root rwsem does: cow_context.lock (a context's children list, taken by fork and exit) and cow_context.remap_lock (a context's remap tree, taken only by writers: moves and remap-tree changes; a walk reads its seqcount, remap_seq, before and after each mm and takes no lock), where anon_vma's walk takes its root rwsem once; each lock's own counts are in results.json's backend_figures";
 	if (what == PM_ALLOCS && ph == PH_MMAP)
-		return "the COW context's vm_anon_pgoff, 8 bytes the kernel would add to every vm_area_struct so that anonymous pages of a VMA that has not moved need no remap entry, is charged as an object when a VMA is linked; anon_vma creates no rmap state at mmap";
+		return "an mmap allocates no rmap object in anon_vma (anonymous state comes with the first fault); the COW context's allocations here are remap-tree nodes. Fields in the new VMA are no allocation: they are counted in bytes (vma_field_bytes) for both backends";
 	if (m == M_EXAMINED_PER_FOUND || m == M_EXAMINED_PER_FOUND_FULL)
 		return "the COW context knows which mms descend from the folio's context, not which of their VMAs were forked from the one that faulted it: every descendant mm with a VMA at the folio's address is a candidate, where anon_vma's tree holds exactly the VMAs linked to the folio's anon_vma";
 	if (m == M_WALK_NS || m == M_WALK_MEAN_NS || m == M_FULL_WALK_NS ||
@@ -231,8 +237,10 @@ static const char *loss_mechanism(int m, const struct workload_result *r)
 	if (m == M_FORK_NS || m == M_FORK_INSTRUCTIONS ||
 	    m == M_FORK_RMAP_INSTRUCTIONS || ph == PH_FORK)
 		return "per fork the COW context allocates one context and records the child's moved and MAP_PRIVATE file VMAs in its remap tree; where the parent has few faulted VMAs this fixed cost is larger than anon_vma's per-VMA work";
+	if (m == M_VMA_FIELD_BYTES)
+		return "each backend pays its fields in every vm_area_struct (anon_vma 24 bytes, cow_context 16, see docs/design.md): more here means more VMAs";
 	if (m == M_BYTES || m == M_PEAK_BYTES || m == M_OBJECTS ||
-	    m == M_RMAP_TO_VMA_BYTES || m == M_MID_BYTES ||
+	    m == M_OBJECT_BYTES || m == M_RMAP_TO_VMA_BYTES || m == M_MID_BYTES ||
 	    m == M_MAIN_OBJECTS)
 		return "the COW context keeps one context per mm plus a remap-array slot for every moved range and every MAP_PRIVATE file VMA, and a context outlives its exited process while a child or a folio still references it";
 	if (m == M_EXIT_NS || ph == PH_EXIT)
@@ -593,7 +601,7 @@ static void android_section(FILE *f, const struct workload_result *res,
 	fprintf(f, "HONOR's Android figures (2026; the cover letter of the ANON_VMA_LAZY patch series, cited in "
 		"[docs/sources.md](../../docs/sources.md#external-figures)): after boot the anon_vma and anon_vma_chain slabs "
 		"take about a third of the memory of the VMAs themselves (20426 KB and 18866 KB beside 117035 KB of vm_area_struct). "
-		"The model's figure is rmap bytes / (VMAs x %lu bytes, this kernel's vm_area_struct slab size); "
+		"The model's figure is rmap object bytes (the per-VMA fields left out: they are inside the vm_area_struct slab) / (VMAs x %lu bytes, this kernel's vm_area_struct slab size); "
 		"the model's zygote has every VMA faulted and private, where a booted phone also has file-backed and never-written VMAs "
 		"without anon_vmas, so the model's anon_vma figure is an upper bound of the phone's.\n\n",
 		vma_slab_bytes());
@@ -614,12 +622,12 @@ static void android_section(FILE *f, const struct workload_result *res,
 	fprintf(f, "\nAndroid (HONOR, 2026, docs/sources.md): about 0.33.");
 	if (z && z->have[COL_COW_CONTEXT]) {
 		double a = z->ms[COL_ANON_VMA].v[M_RMAP_TO_VMA_BYTES];
-		double q = z->ratio[COL_COW_CONTEXT].v[M_BYTES];
+		double q = z->ratio[COL_COW_CONTEXT].v[M_OBJECT_BYTES];
 
 		fprintf(f, " At the model's cost per faulted VMA (%.2f of a VMA's bytes on the headline's zygote), the phone's third "
-			"means roughly %.0f%% of its VMAs carrying a zygote child's anon_vma state. If the phone's rmap memory shrank by the "
-			"model's ratio on this workload (%.4g), the anon_vma slabs' third of VMA memory would become about %.2g%% of it; "
-			"that is an extrapolation from a model workload, not a measurement of a phone.",
+			"means roughly %.0f%% of its VMAs carrying a zygote child's anon_vma state. If the phone's rmap slabs shrank by the "
+			"model's ratio of object bytes on this workload (%.4g), the anon_vma slabs' third of VMA memory would become about %.2g%% of it "
+			"(and each vm_area_struct 8 bytes smaller: 16 bytes of fields in place of 24); that is an extrapolation from a model workload, not a measurement of a phone.",
 			a, 100 * 0.33 / a, q, 100 * 0.33 * q);
 	}
 	fprintf(f, "\n\n");
@@ -632,6 +640,9 @@ static int write_plot_files(const struct bench_opts *o, const char *dir,
 {
 	char path[4096];
 	bool logy = cu->logy;
+	int nser = curve_nr_series(o, cu);
+	/* with a spread each series has three columns: median, Q1, Q3 */
+	int width = cu->spread ? 3 : 1;
 	FILE *f;
 	int i, c, first = 1;
 
@@ -640,18 +651,22 @@ static int write_plot_files(const struct bench_opts *o, const char *dir,
 	if (!f)
 		return -errno;
 	fprintf(f, "# %s\n# %s:", cu->title, cu->xlabel);
-	for (c = 0; c < o->nr_cols; c++)
-		fprintf(f, " %s", col_name(o, c));
+	for (c = 0; c < nser; c++)
+		fprintf(f, cu->spread ? " '%s' Q1 Q3" : " '%s'",
+			curve_series_name(o, cu, c));
 	fputc('\n', f);
 	for (i = 0; i < cu->nr; i++) {
 		fprintf(f, "%g", cu->x[i]);
-		for (c = 0; c < o->nr_cols; c++) {
+		for (c = 0; c < nser; c++) {
 			double y = cu->y[i][c];
 
 			if (isnan(y))
 				fprintf(f, " NaN");
 			else
 				fprintf(f, " %.6g", y);
+			if (cu->spread)
+				fprintf(f, " %.6g %.6g", cu->q1[i][c],
+					cu->q3[i][c]);
 			/* a log axis cannot show a zero: draw it linear */
 			if (!isnan(y) && y <= 0)
 				logy = false;
@@ -671,7 +686,8 @@ static int write_plot_files(const struct bench_opts *o, const char *dir,
 		cu->id, cu->title, cu->xlabel, cu->ylabel,
 		logy ? "set logscale y\n" : "set yrange [0:*]\n");
 	fprintf(f, "plot ");
-	for (c = 0; c < o->nr_cols; c++) {
+	for (c = 0; c < nser; c++) {
+		int col = 2 + width * c;
 		bool any = false;
 
 		for (i = 0; i < cu->nr; i++)
@@ -679,9 +695,16 @@ static int write_plot_files(const struct bench_opts *o, const char *dir,
 		if (!any)
 			continue;
 		/* dashed over solid: equal curves stay visible */
-		fprintf(f, "%s'%s.dat' using 1:%d with linespoints lw %d dt %d pt %d title '%s'",
-			first ? "" : ", ", cu->id, c + 2, c < 2 ? 3 - c : 1,
-			1 + c, 7 + 2 * c, col_name(o, c));
+		if (cu->spread)
+			fprintf(f, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines lw %d dt %d pt %d title '%s'",
+				first ? "" : ", ", cu->id, col, col + 1,
+				col + 2, c < 2 ? 3 - c : 1, 1 + c, 7 + 2 * c,
+				curve_series_name(o, cu, c));
+		else
+			fprintf(f, "%s'%s.dat' using 1:%d with linespoints lw %d dt %d pt %d title '%s'",
+				first ? "" : ", ", cu->id, col,
+				c < 2 ? 3 - c : 1, 1 + c, 7 + 2 * c,
+				curve_series_name(o, cu, c));
 		first = 0;
 	}
 	fputc('\n', f);
@@ -717,14 +740,17 @@ static int run_gnuplot(const char *dir, const char *script)
 static void curves_section(FILE *f, const struct bench_opts *o,
 			   const char *dir, const struct curve *cv, int nr)
 {
-	int i, made = 0, k, c;
+	int i, made = 0, k, c, nser, nratio;
 
 	if (!nr)
 		return;
 	fprintf(f, "## Scaling curves\n\n");
 	fprintf(f, "Each curve sweeps one parameter of a workload (named on its x axis and defined under Workloads and "
 		"parameters below) with the others fixed as its title says; every point is the workload run on every backend "
-		"side by side, its figure the median over the replays.\n\n");
+		"side by side, its figure the median over the replays. The remap tree's curves, last, measure the COW context's "
+		"remap tree alone (bench/remap_curve.c): n moved VMAs of one mm, each with its entry; per operation the median time "
+		"over rounds of 2,000 (at most n/2) random removes, inserts and lookups, with its quartiles, and the tree nodes stepped "
+		"on, a count that does not depend on the machine: O(log n) operations keep it growing like log n.\n\n");
 	for (i = 0; i < nr; i++) {
 		char script[128];
 
@@ -737,23 +763,29 @@ static void curves_section(FILE *f, const struct bench_opts *o,
 			continue;
 		}
 		made++;
+		/* ratios between backends; a structure's series have none */
+		nser = curve_nr_series(o, &cv[i]);
+		nratio = cv[i].series ? 0 : nser - 1;
 		fprintf(f, "### %s\n\n![%s](%s.svg)\n\n| %s |", cv[i].title,
 			cv[i].title, cv[i].id, cv[i].xlabel);
-		for (c = 0; c < o->nr_cols; c++)
-			fprintf(f, " %s |", col_name(o, c));
-		for (c = 1; c < o->nr_cols; c++)
+		for (c = 0; c < nser; c++)
+			fprintf(f, " %s |", curve_series_name(o, &cv[i], c));
+		for (c = 1; c <= nratio; c++)
 			fprintf(f, " %s / %s |", col_name(o, c), col_name(o, 0));
 		fprintf(f, "\n|");
-		for (c = 0; c < 2 * o->nr_cols; c++)
+		for (c = 0; c < 1 + nser + nratio; c++)
 			fprintf(f, "---:|");
 		fputc('\n', f);
 		for (k = 0; k < cv[i].nr; k++) {
 			fprintf(f, "| %g", cv[i].x[k]);
-			for (c = 0; c < o->nr_cols; c++) {
+			for (c = 0; c < nser; c++) {
 				fputs(" | ", f);
 				fnum(f, cv[i].y[k][c]);
+				if (cv[i].spread)
+					fprintf(f, " [%.4g..%.4g]",
+						cv[i].q1[k][c], cv[i].q3[k][c]);
 			}
-			for (c = 1; c < o->nr_cols; c++) {
+			for (c = 1; c <= nratio; c++) {
 				fputs(" | ", f);
 				fnum(f, metric_ratio(cv[i].y[k][c],
 						     cv[i].y[k][0]));
@@ -844,6 +876,8 @@ int report_write(const struct bench_opts *o,
 		anchors_section(f, anchors, nr_anchors);
 		android_section(f, res, nr);
 	}
+	if (o->nr_real)
+		real_programs_section(f, o);
 	curves_section(f, o, o->out_dir, curves, nr_curves);
 	params_section(f, res, nr, nr_curves > 0);
 	fprintf(f, "## Every workload\n\nMetrics are defined in bench/README.md. `-`: backend not built; `n/a`: not defined "

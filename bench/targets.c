@@ -115,6 +115,22 @@ static void every_workload(struct target_check *t,
 		 bad, seen, worst, wm, wl);
 }
 
+/*
+ * A bytes target's figure, followed by the per-VMA fields it includes,
+ * so a reader sees how much of each side is fields and how much objects.
+ */
+static void with_fields(struct target_check *t)
+{
+	size_t len = strlen(t->figure);
+
+	if (t->met < 0)
+		return;
+	snprintf(t->figure + len, sizeof(t->figure) - len,
+		 " (per-VMA fields %.0f against %.0f)",
+		 t->r->ms[COL_COW_CONTEXT].v[M_VMA_FIELD_BYTES],
+		 t->r->ms[COL_ANON_VMA].v[M_VMA_FIELD_BYTES]);
+}
+
 static void start(struct target_check *t, const char *what,
 		  const char *source, const struct workload_result *r)
 {
@@ -142,9 +158,10 @@ int targets_check(const struct bench_opts *o,
 		return 0;
 	memset(t, 0, sizeof(t));
 
-	start(&t[n], "zygote V=1000 N=100: rmap bytes <= 1% of anon_vma's",
+	start(&t[n], "zygote V=1000 N=100: rmap bytes, per-VMA fields included, <= 1% of anon_vma's",
 	      SRC_ISSUE6, z);
-	ratio_at_most(&t[n++], M_BYTES, 0.01);
+	ratio_at_most(&t[n], M_BYTES, 0.01);
+	with_fields(&t[n++]);
 	start(&t[n], "zygote V=1000 N=100: rmap allocations per fork <= 2% of anon_vma's",
 	      SRC_ISSUE6, z);
 	ratio_at_most(&t[n++], M_FORK_ALLOCS, 0.02);
@@ -168,9 +185,10 @@ int targets_check(const struct bench_opts *o,
 		t[n].met = -1;
 	}
 	n++;
-	start(&t[n], "realzygote L>=50: rmap bytes <= 5% of anon_vma's",
+	start(&t[n], "realzygote L>=50: rmap bytes, per-VMA fields included, <= 5% of anon_vma's",
 	      SRC_ISSUE9, rz);
-	ratio_at_most(&t[n++], M_BYTES, 0.05);
+	ratio_at_most(&t[n], M_BYTES, 0.05);
+	with_fields(&t[n++]);
 	start(&t[n], "daemon G>=200: live contexts at the end <= 4",
 	      SRC_ISSUE9, da);
 	if (both(da) && !isnan(da->ms[COL_COW_CONTEXT].v[M_MAIN_OBJECTS])) {

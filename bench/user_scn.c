@@ -78,6 +78,15 @@ static void names_free(struct names *ns)
 	model_free(ns->alive);
 }
 
+/* The bench's programs have no op yet for the recordings' additions */
+static void bench_unsupported(struct bench_prog *p, const struct stmt *st)
+{
+	fprintf(stderr, "%s:%d: cowctx bench cannot replay %s%s yet\n",
+		p->path, st->line, stmt_kind_name(st->kind),
+		st->kind == STMT_MMAP ? " with shared, fixed, stack or any" : "");
+	p->err = -EOPNOTSUPP;
+}
+
 static void add_stmt(struct bench_prog *p, struct names *ns,
 		     const struct stmt *st)
 {
@@ -108,6 +117,10 @@ static void add_stmt(struct bench_prog *p, struct names *ns,
 		prog_simple(p, OP_WALK);
 		break;
 	case STMT_MMAP:
+		if (st->map_flags) {
+			bench_unsupported(p, st);
+			break;
+		}
 		prog_mmap(p, proc, st->addr, st->len, 1, 0, st->prot);
 		if (!p->err && st->is_file) {
 			unsigned int f = prog_file(p, st->file);
@@ -140,6 +153,12 @@ static void add_stmt(struct bench_prog *p, struct names *ns,
 		prog_touch(p, proc, st->addr, st->len, 1, 0, st->write, 100,
 			   0);
 		break;
+	case STMT_EXEC:
+	case STMT_BRK:
+		bench_unsupported(p, st);
+		break;
+	case STMT_RECORDED:
+		break;	/* the kernel's counts: nothing to replay */
 	}
 	if (!p->err && p->nr)
 		p->ops[p->nr - 1].line = st->line;

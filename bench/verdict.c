@@ -45,6 +45,7 @@ static enum loss_kind kind_of(int m)
 	    ((ph == PH_WALK || ph == PH_FULL_WALK) && what == PM_TIME_NS))
 		return LOSS_WALK_TIME;
 	if (m == M_BYTES || m == M_PEAK_BYTES || m == M_OBJECTS ||
+	    m == M_OBJECT_BYTES || m == M_VMA_FIELD_BYTES ||
 	    m == M_RMAP_TO_VMA_BYTES || m == M_MID_BYTES ||
 	    m == M_MAIN_OBJECTS)
 		return LOSS_MEMORY;

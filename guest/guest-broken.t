@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The shadow check can fail: booted with the COW walk's debug knob that
 # stops it at the folio's own context (so it loses every mapping in a
-# forked child), a guest run of the cow selftest, which forks and then
-# swaps out shared folios, must be judged failed by parse-log, and for
-# shadow mismatches. Run by make guest-check-broken, which sets what
-# guest.t gets.
+# forked child), a guest run of cowctx-walks, which walks folios shared by
+# a parent and its forked children through page_idle, must be judged
+# failed by parse-log, and for shadow mismatches. (The cow selftest does
+# not do: MADV_PAGEOUT leaves shared folios alone, so its walks are of
+# folios that one mm maps.) Run by make guest-check-broken, which sets
+# what guest.t gets.
 dir=$(dirname "$0")
 if [ -z "${GUEST_BZIMAGE:-}" ] || [ -z "${GUEST_INITRD:-}" ]; then
 	echo "1..0 # SKIP no guest built (run make guest-check-broken)"
@@ -15,7 +17,7 @@ echo "1..3"
 log=${GUEST_LOG%.log}-broken.log
 "$dir/run-qemu.sh" "$GUEST_BZIMAGE" "$GUEST_INITRD" "$log" \
 	"${GUEST_TIMEOUT:-1500}" "${GUEST_SMP:-3}" "${GUEST_MEM:-2G}" \
-	"TESTS=cow cow_context=shadow COWCTX_BREAK=1"
+	"TESTS=cowctx-walks cow_context=shadow COWCTX_BREAK=1"
 out=$("$dir/parse-log" --shadow "$log")
 rc=$?
 echo "$out" | sed 's/^/# /'

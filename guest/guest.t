@@ -12,7 +12,7 @@ fi
 tests=$(echo "${GUEST_TESTS:-}" | tr ' ' ,)
 shadow=
 case " ${GUEST_APPEND:-} " in
-*" cow_context=shadow "*) shadow=--shadow ;;
+*" cow_context=shadow "*) shadow="--shadow --min-walks ${GUEST_MIN_WALKS:-1}" ;;
 esac
 t0=$(date +%s)
 "$dir/run-qemu.sh" "$GUEST_BZIMAGE" "$GUEST_INITRD" "$GUEST_LOG" \

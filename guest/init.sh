@@ -5,9 +5,10 @@
 # interleave on the same console, so every line of ours is tagged), then
 # powers the guest off. Kernel command-line words KEY=value arrive here
 # as environment variables: TESTS (comma-separated selftests in /st), TMO
-# (seconds each may take) and COWCTX_BREAK=1, which turns on the COW
-# walk's debug knob that loses forked children's mappings, to show that
-# the shadow check fails such a walk.
+# (seconds each may take), STORM_SECS (how long cowctx-storm runs; its
+# limit is that plus TMO, since it stops by itself) and COWCTX_BREAK=1,
+# which turns on the COW walk's debug knob that loses forked children's
+# mappings, to show that the shadow check fails such a walk.
 /bin/busybox --install -s /bin
 export PATH=/bin:/st
 
@@ -59,12 +60,14 @@ shadow_stats() {
 cd /st || exit 1
 for t in $tests; do
 	s=$(cut -d' ' -f1 /proc/uptime)
-	timeout "${TMO:-600}" "./$t" > "/tmp/$t.out" 2>&1
+	tmo=${TMO:-600}
+	[ "$t" = cowctx-storm ] && tmo=$((tmo + ${STORM_SECS:-30}))
+	timeout "$tmo" "./$t" > "/tmp/$t.out" 2>&1
 	rc=$?
 	e=$(cut -d' ' -f1 /proc/uptime)
 	echo "GUEST-DIAG $t: rc=$rc, $s..$e s guest uptime"
-	grep -E '^# Totals|^not ok|Userfaults unit tests' "/tmp/$t.out" | \
-		head -20 | sed "s/^/GUEST-DIAG $t: /"
+	grep -E '^# Totals|^not ok|Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child)' \
+		"/tmp/$t.out" | head -40 | sed "s/^/GUEST-DIAG $t: /"
 	case $rc in
 	0)	result 0 "$t" ;;
 	# kselftest's KSFT_SKIP: the test decided it cannot run here.

@@ -4,11 +4,19 @@
  * fork tree with moved ranges, in the guest. A parent faults a region,
  * forks children, and each child moves half of it (mremap) and writes to
  * a quarter (COW), so folios are mapped by several processes at several
- * offsets. Then every process marks each of its pages idle through
- * /sys/kernel/mm/page_idle/bitmap, which walks the folio's rmap (under
- * cow_context=shadow, both reverse maps are compared), and reads the idle
- * bit back: set, it shows the walk ran and found no young mapping left.
- * Exit 0 when every walk was confirmed, 1 otherwise, 4 (kselftest's skip)
+ * offsets. Then every process marks each of its pages idle through the
+ * page_idle bitmap, which walks the folio's rmap (under cow_context=shadow
+ * both reverse maps are compared), and reads the idle bit back: set, it
+ * shows the walk ran and found no young mapping left.
+ *
+ * The idle bit belongs to the folio, not to a mapping, and page_idle
+ * ignores folios that are not on an LRU list: so every process finishes
+ * its faults, the per-CPU LRU batches are drained, and only then does any
+ * process walk, and none touches the region while the others walk (an
+ * access through any mapping would clear the bit another process set).
+ *
+ * Exit 0 when every walk was confirmed and the shadow check's counters
+ * grew by at least the walks forced, 1 otherwise, 4 (kselftest's skip)
  * without page_idle.
  */
 #define _GNU_SOURCE
@@ -22,59 +30,64 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "idle.h"
+
 #define NR_PAGES	64
 #define NR_CHILDREN	4
-#define ROUNDS		20
+#define ROUNDS		5
 
 static long page_size;
 
-static int pfn_of(int pagemap, void *addr, uint64_t *pfn)
+/*
+ * Marks each page of [base, base + len) idle, then reads the bits back,
+ * ROUNDS times: a walk per page each way. A read walks every idle folio
+ * of its 64-PFN word, so each word is read once a round, after all the
+ * marks. Returns the walks confirmed, or -1 at the first page whose bit
+ * did not stick.
+ */
+static long walk_all(const char *who, char *base, size_t len)
 {
-	uint64_t ent;
-	off_t off = (uintptr_t)addr / page_size * sizeof(ent);
-
-	if (pread(pagemap, &ent, sizeof(ent), off) != sizeof(ent))
-		return -1;
-	if (!(ent & (1ULL << 63)))
-		return -1;		/* not present (swapped out) */
-	*pfn = ent & ((1ULL << 55) - 1);
-	return 0;
-}
-
-/* Marks @addr's folio idle (a walk) and reads the bit back (another). */
-static int force_walk(int pagemap, int bitmap, void *addr)
-{
-	uint64_t pfn, word, bit;
-	off_t off;
-
-	if (pfn_of(pagemap, addr, &pfn))
-		return 0;		/* nothing mapped: nothing to walk */
-	off = pfn / 64 * sizeof(word);
-	bit = 1ULL << (pfn % 64);
-	if (pwrite(bitmap, &bit, sizeof(bit), off) != sizeof(bit))
-		return -1;
-	if (pread(bitmap, &word, sizeof(word), off) != sizeof(word))
-		return -1;
-	return (word & bit) ? 1 : -1;
-}
-
-/* Returns the number of walks confirmed, or -1 if one was not. */
-static long walk_all(char *base, size_t len)
-{
+	uint64_t pfn[NR_PAGES], word[NR_PAGES], val[NR_PAGES], bit;
 	int pagemap = open("/proc/self/pagemap", O_RDONLY);
-	int bitmap = open("/sys/kernel/mm/page_idle/bitmap", O_RDWR);
+	int bitmap = open(IDLE_BITMAP, O_RDWR);
+	size_t i, j, n = len / page_size, nw;
 	long done = 0;
-	size_t off;
-	int r, round;
+	int round;
 
-	if (pagemap < 0 || bitmap < 0)
+	if (pagemap < 0 || bitmap < 0 || n > NR_PAGES) {
+		printf("# %s: open: %s\n", who, strerror(errno));
 		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (pagemap_pfn(pagemap, (uintptr_t)base + i * page_size,
+				page_size, &pfn[i])) {
+			printf("# %s: page %zu not present\n", who, i);
+			return -1;
+		}
+	}
 	for (round = 0; round < ROUNDS; round++) {
-		for (off = 0; off < len; off += page_size) {
-			r = force_walk(pagemap, bitmap, base + off);
-			if (r < 0)
+		for (i = 0; i < n; i++) {
+			if (idle_mark(bitmap, pfn[i])) {
+				printf("# %s: page_idle write: %s\n", who,
+				       strerror(errno));
 				return -1;
-			done += r;
+			}
+		}
+		for (i = 0, nw = 0; i < n; i++) {
+			for (j = 0; j < nw && word[j] != pfn[i] / 64; j++)
+				;
+			if (j == nw) {
+				word[nw] = pfn[i] / 64;
+				if (idle_word(bitmap, pfn[i], &val[nw++]))
+					return -1;
+			}
+			bit = 1ULL << (pfn[i] % 64);
+			if (!(val[j] & bit)) {
+				printf("# %s: round %d page %zu pfn %#llx: idle bit not set\n",
+				       who, round, i, (unsigned long long)pfn[i]);
+				return -1;
+			}
+			done++;
 		}
 	}
 	close(pagemap);
@@ -82,12 +95,22 @@ static long walk_all(char *base, size_t len)
 	return done;
 }
 
-static int child(char *base, size_t len, int n)
+/* Blocks until the parent closes the other end of @go. */
+static int wait_go(int go)
+{
+	char c;
+
+	return read(go, &c, 1) == 0 ? 0 : -1;
+}
+
+static int child(char *base, size_t len, int n, int ready, int go,
+		 long *confirmed)
 {
 	size_t half = len / 2;
-	char *moved, *to;
-	long walks;
+	char name[16], *moved, *to;
+	long a, b;
 
+	snprintf(name, sizeof(name), "child %d", n);
 	/* a fresh place, so that the range really moves (offset != 0) */
 	to = mmap(NULL, half, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (to == MAP_FAILED)
@@ -97,29 +120,38 @@ static int child(char *base, size_t len, int n)
 	if (moved == MAP_FAILED)
 		return 1;
 	memset(base, 'a' + n, len / 4);	/* COW of the first quarter */
-	walks = walk_all(base, half);
-	if (walks >= 0)
-		walks += walk_all(moved, half);
-	printf("# child %d: %ld walks confirmed\n", n, walks < 0 ? 0 : walks);
-	return walks < 0;
+	if (write(ready, "r", 1) != 1 || wait_go(go))
+		return 1;
+	a = walk_all(name, base, half);
+	b = a < 0 ? -1 : walk_all(name, moved, half);
+	*confirmed = b < 0 ? 0 : a + b;
+	printf("# %s: %ld walks confirmed\n", name, *confirmed);
+	return b < 0;
 }
 
 int main(void)
 {
+	int ready[2], go[2], i, status, failed = 0;
+	struct shadow_counters before, after;
+	long *confirmed, total = 0;
+	long long seen;
 	size_t len;
-	char *base;
-	int i, status, failed = 0;
-	long walks;
+	char *base, c;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	len = NR_PAGES * page_size;
-	if (access("/sys/kernel/mm/page_idle/bitmap", W_OK)) {
+	if (access(IDLE_BITMAP, W_OK)) {
 		printf("# SKIP no page_idle bitmap: %s\n", strerror(errno));
 		return 4;
 	}
+	/* shared, so that each child's count reaches the parent */
+	confirmed = mmap(NULL, (NR_CHILDREN + 1) * sizeof(*confirmed),
+			 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			 -1, 0);
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED)
+	if (confirmed == MAP_FAILED || base == MAP_FAILED ||
+	    pipe(ready) || pipe(go))
 		return 1;
 	memset(base, 'p', len);
 	fflush(stdout);
@@ -128,19 +160,52 @@ int main(void)
 
 		if (pid < 0)
 			return 1;
-		if (!pid)
-			_exit(child(base, len, i));
+		if (!pid) {
+			close(go[1]);
+			status = child(base, len, i, ready[1], go[0],
+				       &confirmed[i]);
+			fflush(stdout);
+			_exit(status);
+		}
 	}
-	walks = walk_all(base, len);
-	printf("# parent: %ld walks confirmed\n", walks < 0 ? 0 : walks);
-	if (walks < 0)
+	close(go[0]);
+	for (i = 0; i < NR_CHILDREN; i++) {
+		if (read(ready[0], &c, 1) != 1) {
+			printf("# a child died before it was ready\n");
+			failed = 1;
+			break;
+		}
+	}
+	if (lru_drain_all()) {
+		printf("# drop_caches: %s\n", strerror(errno));
+		failed = 1;
+	}
+	shadow_read(&before);
+	close(go[1]);
+	confirmed[NR_CHILDREN] = walk_all("parent", base, len);
+	printf("# parent: %ld walks confirmed\n", confirmed[NR_CHILDREN]);
+	if (confirmed[NR_CHILDREN] < 0)
 		failed = 1;
 	for (i = 0; i < NR_CHILDREN; i++) {
 		if (wait(&status) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			failed = 1;
 	}
-	printf("%s 1 - every forced walk confirmed by the idle bit\n",
-	       failed ? "not ok" : "ok");
+	shadow_read(&after);
+	for (i = 0; i <= NR_CHILDREN; i++)
+		total += confirmed[i] > 0 ? confirmed[i] : 0;
+	printf("%s 1 - every forced walk confirmed by the idle bit (%ld)\n",
+	       failed ? "not ok" : "ok", total);
+	/* each confirmed walk was a write and a read of the bitmap */
+	seen = shadow_walks(&before, &after);
+	if (seen < 0) {
+		printf("ok 2 - # SKIP no cow_context shadow counters\n");
+	} else {
+		printf("%s 2 - the shadow check saw them: %lld walks, at least %ld\n",
+		       seen >= 2 * total ? "ok" : "not ok", seen, 2 * total);
+		if (seen < 2 * total)
+			failed = 1;
+	}
+	printf("1..2\n");
 	return failed;
 }

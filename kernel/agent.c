@@ -16,9 +16,11 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
+#include <cowctx/mmap_flags.h>
 #include "kernel/agent.h"
 
 /*
@@ -108,6 +110,24 @@ static void prefault_own_vmas(void)
 	close(fd);
 }
 
+/*
+ * A `stack` mapping grows to RLIMIT_STACK, which the model takes as
+ * 8 MiB (mm.h's STACK_RLIMIT): the agents use that soft limit whatever
+ * the runner's shell set, where the hard limit allows it.
+ */
+static void set_stack_limit(void)
+{
+	const rlim_t want = 8UL << 20;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == want)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		return;
+	rl.rlim_cur = want;
+	setrlimit(RLIMIT_STACK, &rl);
+}
+
 static void agent_setup(void)
 {
 	struct sigaction sa;
@@ -127,6 +147,7 @@ static void agent_setup(void)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	set_stack_limit();
 }
 
 NO_SANITIZE
@@ -159,7 +180,8 @@ static int do_touch(const struct agent_cmd *cmd, struct agent_reply *rep)
  */
 static int do_open(const struct agent_cmd *cmd, struct agent_reply *rep)
 {
-	int fd = open(cmd->path, O_RDONLY | O_CLOEXEC);
+	/* writable, as the model's files are: MAP_SHARED may write them */
+	int fd = open(cmd->path, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
 		return errno;
@@ -169,10 +191,17 @@ static int do_open(const struct agent_cmd *cmd, struct agent_reply *rep)
 
 static int do_mmap_cmd(const struct agent_cmd *cmd)
 {
-	int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE;
+	int flags = cmd->flags & MM_MAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
 	int fd = -1;
 	void *p;
 
+	/* the runner refuses MM_MAP_ANY before any run */
+	flags |= cmd->flags & MM_MAP_FIXED ? MAP_FIXED : MAP_FIXED_NOREPLACE;
+	if (cmd->flags & MM_MAP_GROWSDOWN)
+		flags |= MAP_GROWSDOWN;
+	/* what glibc's thread stacks do; VM_NOHUGEPAGE since Linux 6.7 */
+	if (cmd->flags & MM_MAP_NOHUGEPAGE)
+		flags |= MAP_STACK;
 	if (cmd->file >= 0)
 		fd = cmd->file;
 	else

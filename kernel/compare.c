@@ -120,7 +120,9 @@ static void model_vdesc(const struct vm_area_struct *vma, struct vdesc *v)
 		  (vma->vm_flags & VM_WRITE ? PROT_WRITE : 0) |
 		  (vma->vm_flags & VM_EXEC ? PROT_EXEC : 0);
 	if (vma->vm_file) {
-		v->file = vma->vm_file->f_name;
+		/* shmem_zero_setup()'s file, as /proc/PID/maps names it */
+		v->file = vma->vm_file->shmem ? "/dev/zero (deleted)" :
+			  vma->vm_file->f_name;
 		v->offset = vma->vm_pgoff << PAGE_SHIFT;
 	}
 	v->dontcopy = vma->vm_flags & VM_DONTCOPY;

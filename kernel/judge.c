@@ -558,6 +558,36 @@ static const struct rmap_ops *pick_backend(struct judge *j)
 	return ops ? ops : rmap_backend_find("scan");
 }
 
+/*
+ * The recordings' additions the real side cannot run yet: exec would
+ * replace the agent itself, brk moves the agent's own heap, `mmap any`
+ * lets the kernel pick an address among the runner's own mappings,
+ * and `recorded` counts belong to another tree. Refused before anything
+ * runs rather than run wrongly (docs/scenario.md).
+ */
+static int check_supported(struct judge *j)
+{
+	int i;
+
+	for (i = 0; i < j->sc->nr; i++) {
+		const struct stmt *st = &j->sc->stmts[i];
+		const char *what = NULL;
+
+		if (st->kind == STMT_EXEC || st->kind == STMT_BRK ||
+		    st->kind == STMT_RECORDED)
+			what = stmt_kind_name(st->kind);
+		else if (st->kind == STMT_MMAP &&
+			 (st->map_flags & MM_MAP_ANY))
+			what = "mmap any";
+		if (!what)
+			continue;
+		stmt_why(j, st, "cowctx kernel does not run '%s' on the real kernel (docs/scenario.md, the runner's limits); cowctx run replays it in the model",
+			 what);
+		return 2;
+	}
+	return 0;
+}
+
 /* The comparison proper; everything it starts is stopped by the caller */
 static int judge(struct judge *j)
 {
@@ -569,7 +599,9 @@ static int judge(struct judge *j)
 	FILE *err;
 	int i, ret, nr_checks = 0;
 
-	ret = preflight(j);
+	ret = check_supported(j);
+	if (!ret)
+		ret = preflight(j);
 	if (!ret)
 		ret = check_limits(j);
 	if (ret)

@@ -466,6 +466,7 @@ static int do_mem(struct krunner *r, struct kproc *p, const struct stmt *st,
 	switch (st->kind) {
 	case STMT_MMAP:
 		cmd.op = AGENT_MMAP;
+		cmd.flags = st->map_flags;
 		if (st->is_file) {
 			int f = file_index(r, st->file);
 

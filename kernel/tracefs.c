@@ -20,7 +20,7 @@
 /* per CPU: one statement's events must fit between two reads */
 #define BUFFER_KB	"8192"
 
-static void say(char *why, size_t len, const char *fmt, ...)
+void tracefs_say(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -29,16 +29,18 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Write @val to @file in the instance and check all of it was taken */
-static int tset(struct ktrace *t, const char *file, const char *val,
-		char *why, size_t whylen)
+#define say tracefs_say
+
+/* Write @val to @file in instance @dir and check all of it was taken */
+int tracefs_write(const char *dir, const char *file, const char *val,
+		  char *why, size_t whylen)
 {
 	char path[512];
 	size_t len = strlen(val);
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", t->dir, file);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0) {
 		say(why, whylen, "tracefs: %s: %s", path, strerror(errno));
@@ -58,13 +60,14 @@ static int tset(struct ktrace *t, const char *file, const char *val,
 	return 0;
 }
 
-static int tget(struct ktrace *t, const char *file, char *buf, size_t len)
+/* Read @file of instance @dir into @buf, NUL-terminated; -1 if it cannot */
+int tracefs_read(const char *dir, const char *file, char *buf, size_t len)
 {
 	char path[512];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", t->dir, file);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -74,6 +77,17 @@ static int tget(struct ktrace *t, const char *file, char *buf, size_t len)
 		return -1;
 	buf[n] = '\0';
 	return 0;
+}
+
+static int tset(struct ktrace *t, const char *file, const char *val,
+		char *why, size_t whylen)
+{
+	return tracefs_write(t->dir, file, val, why, whylen);
+}
+
+static int tget(struct ktrace *t, const char *file, char *buf, size_t len)
+{
+	return tracefs_read(t->dir, file, buf, len);
 }
 
 static const char *tracefs_root(void)

@@ -65,6 +65,13 @@ struct ktrace {
  * Create the instance (mounting tracefs if nobody has). Returns 0, or
  * -1 with a one-line reason in @why: the machine cannot serve.
  */
+/* Shared with the recorder (kernel/record_trace.c), which has its own instance */
+void tracefs_say(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int tracefs_write(const char *dir, const char *file, const char *val,
+		  char *why, size_t whylen);
+int tracefs_read(const char *dir, const char *file, char *buf, size_t len);
+
 int ktrace_open(struct ktrace *t, char *why, size_t whylen);
 /*
  * Follow @pids (and, through event-fork, all their descendants) and

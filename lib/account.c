@@ -45,6 +45,14 @@ int account_register(struct account *acct, const char *name)
 	return acct->nr_types++;
 }
 
+int account_register_field(struct account *acct, const char *name)
+{
+	int type = account_register(acct, name);
+
+	acct->type[type].field = true;
+	return type;
+}
+
 static void charge(struct account *acct, long bytes)
 {
 	acct->bytes += bytes;
@@ -90,9 +98,12 @@ void account_charge(struct account *acct, int type, long n,
 	 * the allocator (the bench's allocations per fork), and a field
 	 * inside a VMA costs none.
 	 */
+	if (!t->field)
+		abort();	/* an object type charged as a field: a bug */
 	t->live += n;
 	if (t->live > t->peak)
 		t->peak = t->live;
+	acct->field_bytes += n * (long)kernel_bytes;
 	charge(acct, n * (long)kernel_bytes);
 }
 
@@ -102,6 +113,7 @@ long account_live_total(const struct account *acct)
 	int i;
 
 	for (i = 0; i < acct->nr_types; i++)
-		n += acct->type[i].live;
+		if (!acct->type[i].field)
+			n += acct->type[i].live;
 	return n;
 }

@@ -11,6 +11,8 @@
  */
 #include <cowctx/interval_tree.h>
 
+__thread unsigned long interval_tree_steps;
+
 static unsigned long compute_subtree_last(const struct interval_tree_node *n)
 {
 	unsigned long max = n->last;
@@ -131,8 +133,10 @@ void interval_tree_insert_at(struct interval_tree_node *node,
 	struct interval_tree_node *n;
 
 	/* subtree_last only grows towards the root: stop where it holds */
-	for (n = parent; n && n->subtree_last < node->last; n = n->parent)
+	for (n = parent; n && n->subtree_last < node->last; n = n->parent) {
+		interval_tree_steps++;
 		n->subtree_last = node->last;
+	}
 	node->parent = parent;
 	node->left = NULL;
 	node->right = NULL;
@@ -267,8 +271,10 @@ void interval_tree_remove(struct interval_tree_node *z,
 	 * to the root (y, if it moved, is on it too); no early stop,
 	 * since y's cached value describes its old, smaller subtree.
 	 */
-	for (n = xparent; n; n = n->parent)
+	for (n = xparent; n; n = n->parent) {
+		interval_tree_steps++;
 		n->subtree_last = compute_subtree_last(n);
+	}
 	if (!removed_red)
 		remove_fixup(root, x, xparent);
 	root->nr--;
@@ -283,6 +289,7 @@ static struct interval_tree_node *
 leftmost_ending_after(struct interval_tree_node *n, unsigned long start)
 {
 	for (;;) {
+		interval_tree_steps++;
 		if (n->left && n->left->subtree_last >= start)
 			n = n->left;
 		else if (n->last >= start)
@@ -323,6 +330,7 @@ interval_tree_iter_next(const struct interval_tree_node *node,
 		}
 		/* climb to the first ancestor reached from its left */
 		do {
+			interval_tree_steps++;
 			prev = n;
 			n = n->parent;
 			if (!n)

@@ -4,6 +4,7 @@
  * mappings to read-map a file folio and COW it. Files are never
  * written, so a cached folio stays until the model is destroyed.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@ struct file *model_file(struct model *m, const char *name)
 	struct file *file;
 
 	list_for_each_entry(file, &m->files, node)
-		if (!strcmp(file->f_name, name))
+		if (!file->shmem && !strcmp(file->f_name, name))
 			return file;
 	file = model_zalloc(sizeof(*file));
 	if (!file)
@@ -83,6 +84,42 @@ struct folio *filemap_get_folio(struct model *m, struct file *file,
 	/* the page cache's reference, and the caller's */
 	folio_get(folio);
 	return folio;
+}
+
+/*
+ * shmem_zero_setup()'s file: named "dev/zero#N" as /proc shows
+ * "/dev/zero (deleted)", N counting from 1 per model, so that two model
+ * instances running one scenario give each mapping the same name (a
+ * '/' no scenario file name has).
+ */
+struct file *model_shmem_file(struct model *m)
+{
+	struct file *file = model_zalloc(sizeof(*file));
+	char name[32];
+
+	if (!file)
+		return NULL;
+	snprintf(name, sizeof(name), "dev/zero#%lu", ++m->nr_shmem_files);
+	file->f_name = strdup(name);
+	if (!file->f_name) {
+		model_free(file);
+		return NULL;
+	}
+	file->shmem = true;
+	file->f_mapping.host = file;
+	list_add_tail(&file->node, &m->files);
+	return file;
+}
+
+struct folio *filemap_lookup_folio(struct file *file, unsigned long index)
+{
+	struct address_space *as = &file->f_mapping;
+	unsigned long i = cache_index(as, index);
+
+	if (i == as->nrpages || as->pages[i]->index != index)
+		return NULL;
+	folio_get(as->pages[i]);
+	return as->pages[i];
 }
 
 /* Drop the page cache of every file, then the files (model teardown). */

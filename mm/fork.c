@@ -21,6 +21,7 @@ static struct mm_struct *mm_alloc(struct model *m, const char *comm)
 	init_rwsem(&mm->mmap_lock, &m->mmap_lock_stat);
 	snprintf(mm->comm, sizeof(mm->comm), "%s", comm);
 	mm->id = m->next_mm_id++;
+	mm->mmap_base = MM_DEFAULT_MMAP_BASE;
 	return mm;
 }
 
@@ -140,6 +141,10 @@ int mm_fork(struct mm_struct *oldmm, const char *comm,
 		err = dup_vma(mm, mpnt);
 	}
 	mm->total_vm = oldmm->total_vm;
+	/* dup_mm() copies the whole mm_struct: the heap and mmap base too */
+	mm->start_brk = oldmm->start_brk;
+	mm->brk = oldmm->brk;
+	mm->mmap_base = oldmm->mmap_base;
 	mmap_write_unlock(mm);
 	mmap_write_unlock(oldmm);
 	if (err) {

@@ -9,6 +9,8 @@
 
 /* /proc/sys/vm/max_map_count's default */
 #define MAX_MAP_COUNT	65530
+/* /proc/sys/vm/mmap_min_addr's default */
+#define MMAP_MIN_ADDR	0x10000UL
 
 /* An internal inconsistency: always a bug in the model, never input. */
 #define model_bug(...)	cowctx_bug("model", __VA_ARGS__)
@@ -46,6 +48,10 @@ void pte_clear_and_put(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
 struct folio *filemap_get_folio(struct model *m, struct file *file,
 				unsigned long index);
 void filemap_release_all(struct model *m);
+/* The cached folio at @index with a reference, or NULL: nothing read in */
+struct folio *filemap_lookup_folio(struct file *file, unsigned long index);
+/* A new, empty shmem file (one per shared anonymous mapping) */
+struct file *model_shmem_file(struct model *m);
 
 /* vma.c */
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
@@ -95,6 +101,8 @@ struct vm_area_struct *vma_modify_flags(struct vm_area_struct *prev,
 					unsigned long new_flags, int *err);
 
 /* memory.c */
+/* __anon_vma_prepare() with the model's anon_vma_id: a VMA's anon state */
+int vma_anon_prepare(struct vm_area_struct *vma);
 void zap_page_range(struct vm_area_struct *vma, unsigned long start,
 		    unsigned long end);
 int copy_page_range(struct vm_area_struct *dst, struct vm_area_struct *src);
@@ -106,6 +114,12 @@ int do_vmi_munmap(struct mm_struct *mm, unsigned long start,
 		  unsigned long len);
 /* is [addr, addr + len) a valid user range? */
 bool range_in_user_space(unsigned long addr, unsigned long len);
+unsigned long vm_start_gap(const struct vm_area_struct *vma);
+/*
+ * A fault at @addr below a VM_GROWSDOWN VMA: grow it down to @addr
+ * (lock_mm_and_find_vma()); 0, or the error that makes it SIGSEGV.
+ */
+int expand_stack(struct mm_struct *mm, unsigned long addr);
 
 static inline unsigned long calc_vm_prot_bits(int prot)
 {

@@ -36,6 +36,16 @@ static int madvise_vma(struct vm_area_struct *vma,
 		*prev = vma;
 		zap_page_range(vma, start, end);
 		return 0;
+	case MADV_FREE:
+		/*
+		 * madvise_free_single_vma(): private anonymous memory only.
+		 * The folios stay mapped (lazily freed by reclaim, which the
+		 * model has not), so the rmap sees no change.
+		 */
+		if (!vma_is_anonymous(vma))
+			return -EINVAL;
+		*prev = vma;
+		return 0;
 	case MADV_DONTFORK:
 		flags |= VM_DONTCOPY;
 		break;
@@ -51,6 +61,35 @@ static int madvise_vma(struct vm_area_struct *vma,
 	case MADV_KEEPONFORK:
 		flags &= ~VM_WIPEONFORK;
 		break;
+	/*
+	 * The read-ahead hints and the THP and KSM advice change only
+	 * vm_flags, but that is enough to split a VMA and to refuse a
+	 * merge or a neighbour's anon_vma (madvise_vma_behavior()).
+	 */
+	case MADV_NORMAL:
+		flags &= ~(VM_RAND_READ | VM_SEQ_READ);
+		break;
+	case MADV_RANDOM:
+		flags = (flags & ~VM_SEQ_READ) | VM_RAND_READ;
+		break;
+	case MADV_SEQUENTIAL:
+		flags = (flags & ~VM_RAND_READ) | VM_SEQ_READ;
+		break;
+	case MADV_HUGEPAGE:	/* hugepage_madvise() */
+		flags = (flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE;
+		break;
+	case MADV_NOHUGEPAGE:
+		flags = (flags & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
+		break;
+	case MADV_MERGEABLE:
+		/* ksm_madvise(): shared memory ignores it (no error) */
+		if (!(flags & (VM_SHARED | VM_MAYSHARE | VM_DONTEXPAND)))
+			flags |= VM_MERGEABLE;
+		break;
+	case MADV_UNMERGEABLE:
+		/* nothing here was merged: ksmd never ran on the model */
+		flags &= ~VM_MERGEABLE;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -61,10 +100,18 @@ static bool advice_valid(int advice)
 {
 	switch (advice) {
 	case MADV_DONTNEED:
+	case MADV_FREE:
 	case MADV_DONTFORK:
 	case MADV_DOFORK:
 	case MADV_WIPEONFORK:
 	case MADV_KEEPONFORK:
+	case MADV_NORMAL:
+	case MADV_RANDOM:
+	case MADV_SEQUENTIAL:
+	case MADV_HUGEPAGE:
+	case MADV_NOHUGEPAGE:
+	case MADV_MERGEABLE:
+	case MADV_UNMERGEABLE:
 		return true;
 	}
 	return false;
@@ -95,8 +142,8 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len,
 		return 0;
 
 	set_current_mm(mm);
-	/* DONTNEED only reads the VMA tree; the rest change VMAs */
-	if (advice == MADV_DONTNEED)
+	/* DONTNEED and FREE only read the VMA tree; the rest change VMAs */
+	if (advice == MADV_DONTNEED || advice == MADV_FREE)
 		down_read(&mm->mmap_lock);
 	else
 		mmap_write_lock(mm);
@@ -126,7 +173,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len,
 			break;
 		vma = find_vma(mm, prev ? prev->vm_end : start);
 	}
-	if (advice == MADV_DONTNEED)
+	if (advice == MADV_DONTNEED || advice == MADV_FREE)
 		up_read(&mm->mmap_lock);
 	else
 		mmap_write_unlock(mm);

@@ -9,7 +9,7 @@
 #include <cowctx/mm.h>
 #include "mm/internal.h"
 
-static int anon_prepare(struct vm_area_struct *vma)
+int vma_anon_prepare(struct vm_area_struct *vma)
 {
 	unsigned long id;
 	int err;
@@ -61,7 +61,7 @@ static int map_new_anon_folio(struct vm_area_struct *vma, unsigned long addr,
 	struct folio *folio;
 	int err;
 
-	err = anon_prepare(vma);
+	err = vma_anon_prepare(vma);
 	if (err)
 		return err;
 	folio = new_anon_folio(vma, addr);
@@ -121,16 +121,27 @@ static int do_fault_around(struct vm_area_struct *vma, unsigned long addr)
 
 		if (a == addr || !ptep || pte_present(*ptep))
 			continue;
-		page = filemap_get_folio(mm->model, vma->vm_file,
-					 linear_page_index(vma, a));
-		if (!page)
-			return -ENOMEM;
+		/* shmem has in its cache only what was touched */
+		if (vma->vm_file->shmem) {
+			page = filemap_lookup_folio(vma->vm_file,
+						    linear_page_index(vma, a));
+			if (!page)
+				continue;
+		} else {
+			page = filemap_get_folio(mm->model, vma->vm_file,
+						 linear_page_index(vma, a));
+			if (!page)
+				return -ENOMEM;
+		}
 		set_pte(mm, a, ptep, page, 0);
 	}
 	return 0;
 }
 
-/* do_read_fault() / do_cow_fault(): a MAP_PRIVATE file page */
+/*
+ * do_read_fault() / do_cow_fault() / do_shared_fault(): a file page;
+ * a MAP_SHARED write maps the page cache's folio itself, writable.
+ */
 static int do_file_fault(struct vm_area_struct *vma, unsigned long addr,
 			 pte_t *ptep, bool write)
 {
@@ -145,6 +156,10 @@ static int do_file_fault(struct vm_area_struct *vma, unsigned long addr,
 	if (!write) {
 		set_pte(vma->vm_mm, addr, ptep, page, _PAGE_ACCESSED);
 		return do_fault_around(vma, addr);
+	}
+	if (vma->vm_flags & VM_SHARED) {
+		set_pte(vma->vm_mm, addr, ptep, page, write_pte_flags());
+		return 0;
 	}
 	/* the write gets a private copy; the page stays in the cache */
 	folio_put(page);
@@ -171,6 +186,11 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	struct model *m = vma->vm_mm->model;
 	struct folio *folio = ptep->folio;
 
+	/* wp_page_shared(): no copy, the shared page becomes writable */
+	if (vma->vm_flags & VM_SHARED) {
+		ptep->flags |= write_pte_flags();
+		return 0;
+	}
 	if (folio_test_anon(folio)) {
 		bool reuse = folio_test_flag(folio, PG_anon_exclusive);
 
@@ -209,6 +229,14 @@ int handle_access(struct mm_struct *mm, unsigned long addr, bool write)
 	set_current_mm(mm);
 	down_read(&mm->mmap_lock);
 	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		/* lock_mm_and_find_vma(): a stack grows down to the access */
+		up_read(&mm->mmap_lock);
+		if (expand_stack(mm, addr))
+			return -EFAULT;
+		down_read(&mm->mmap_lock);
+		vma = vma_lookup(mm, addr);
+	}
 	if (!vma || !access_permitted(vma, write)) {
 		up_read(&mm->mmap_lock);
 		return -EFAULT;

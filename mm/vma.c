@@ -19,6 +19,7 @@ struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 	INIT_LIST_HEAD(&vma->anon_vma_chain);
 	vma->id = mm->model->next_vma_id++;
 	mm->model->nr_vmas++;
+	rmap_vma_fields_charge(vma, 1);
 	return vma;
 }
 
@@ -43,6 +44,7 @@ struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 void vm_area_free(struct vm_area_struct *vma)
 {
 	vma->vm_mm->model->nr_vmas--;
+	rmap_vma_fields_charge(vma, -1);
 	model_free(vma);
 }
 

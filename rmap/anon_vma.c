@@ -721,9 +721,17 @@ static void anon_vma_print_json(struct model *m, FILE *out)
 	fputc('}', out);
 }
 
+/*
+ * What anon_vma needs in every vm_area_struct (6.12's
+ * include/linux/mm_types.h): struct list_head anon_vma_chain, 16 bytes,
+ * and struct anon_vma *anon_vma, 8. A replacement drops both.
+ */
+#define ANON_VMA_VMA_FIELD_BYTES	(16 + 8)
+
 const struct rmap_ops anon_vma_rmap_ops = {
 	.name = "anon_vma",
 	.description = "Linux's anon_vma/anon_vma_chain reverse map (baseline)",
+	.vma_field_bytes = ANON_VMA_VMA_FIELD_BYTES,
 	.init = anon_vma_init,
 	.destroy = anon_vma_destroy,
 	.anon_prepare = anon_vma_prepare,

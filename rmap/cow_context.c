@@ -68,9 +68,12 @@ void cow_rcu_thread_put(void)
  * it may run after the model is gone; rcu_barrier() at program exit
  * makes sure every one has run.
  */
+char cow_rcu_grace;
+
 static void context_free_rcu(struct rcu_head *head)
 {
 	tsan_acquire(head);
+	tsan_acquire(&cow_rcu_grace);
 	model_free(caa_container_of(head, struct cow_context, rcu));
 }
 
@@ -202,9 +205,17 @@ static struct cow_context *context_alloc(struct mm_struct *mm)
 	return ctx;
 }
 
+/* Writers of the remap tree and movers of PTEs: see remap_seq */
 static void remap_write_lock(struct cow_context *ctx)
 {
 	down_write(&ctx->remap_lock);
+	remap_seq_write_begin(ctx);
+}
+
+static void remap_write_unlock(struct cow_context *ctx)
+{
+	remap_seq_write_end(ctx);
+	up_write(&ctx->remap_lock);
 }
 
 /* ---- instance ---------------------------------------------------- */
@@ -219,7 +230,6 @@ static int init_common(struct model *m, unsigned int walk_flags)
 	inst->walk_flags = walk_flags;
 	inst->type_context = account_register(&m->acct, "cow_context");
 	inst->type_remap = account_register(&m->acct, "remap_entry");
-	inst->type_anon_pgoff = account_register(&m->acct, "vm_anon_pgoff");
 	inst->lock_stat.name = "cow_context.lock";
 	inst->remap_lock_stat.name = "cow_context.remap_lock";
 	/* both are shared: by forks and exits, by walks and the owner */
@@ -338,6 +348,9 @@ static void repoint_folio(struct mm_struct *mm, unsigned long addr,
 	root = cow_context_walk_root(old);
 	cow_context_get(root);
 	folio_set_anon_rmap(folio, root);
+	/* after the context, as attach() publishes: see there */
+	cmm_smp_wmb();
+	CMM_STORE_SHARED(folio->private, folio->private | COW_STAMP_INHERITED);
 	cow_context_put(old);
 }
 
@@ -437,7 +450,7 @@ static void cow_mm_exit(struct mm_struct *mm)
 	/* slots reserved by VMAs freed without being linked */
 	remap_tree_drop_reservations(&ctx->remaps);
 	remap_tree_destroy(&ctx->remaps);
-	up_write(&ctx->remap_lock);
+	remap_write_unlock(ctx);
 	if (ctx->mm_pins)
 		cow_bug("mm %lu exits while a walk pins it", mm->id);
 	rcu_assign_pointer(ctx->mm, NULL);
@@ -465,9 +478,10 @@ static int reserve_slot(struct cow_context *ctx, struct vm_area_struct *vma)
 		return 0;
 	/*
 	 * Not under remap_lock: an allocation may enter reclaim, whose
-	 * walks take that lock for read. The spare list takes the node
-	 * without it (an llist in a kernel: llist_add() here, pops under
-	 * remap_lock held for write by the insert).
+	 * walks wait for that lock's writers (remap_seq odd). The spare
+	 * list takes the node without it (an llist in a kernel:
+	 * llist_add() here, pops under remap_lock held for write by the
+	 * insert).
 	 */
 	err = remap_tree_reserve(&ctx->remaps, 1);
 	if (err)
@@ -484,7 +498,7 @@ static void release_slot(struct cow_context *ctx, struct vm_area_struct *vma)
 		return;
 	remap_write_lock(ctx);
 	remap_tree_unreserve(&ctx->remaps);
-	up_write(&ctx->remap_lock);
+	remap_write_unlock(ctx);
 	cow_vma_set_state(vma, st & ~COW_VMA_RESERVED);
 }
 
@@ -530,7 +544,7 @@ static void sync_entry(struct cow_context *ctx, struct vm_area_struct *vma)
 		cow_bug("mm %lu: two VMAs claim pgoff %#lx at offset %ld",
 			ctx->mm_id, vma->vm_anon_pgoff, vma_remap_offset(vma));
 	lock_touch(&ctx->remap_lock, 1);
-	up_write(&ctx->remap_lock);
+	remap_write_unlock(ctx);
 	st = cow_vma_state(vma) & ~COW_VMA_RESERVED;
 	cow_vma_set_state(vma, st | COW_VMA_ENTRY);
 	set_lossy(ctx, vma, false);
@@ -551,7 +565,7 @@ static void drop_entry(struct cow_context *ctx, struct vm_area_struct *vma,
 		cow_bug("mm %lu: VMA [%#lx, %#lx) pgoff %#lx lost its entry",
 			ctx->mm_id, vma->vm_start, vma->vm_end, vma->vm_anon_pgoff);
 	lock_touch(&ctx->remap_lock, 1);
-	up_write(&ctx->remap_lock);
+	remap_write_unlock(ctx);
 	st &= ~COW_VMA_ENTRY;
 	cow_vma_set_state(vma, keep_slot ? st | COW_VMA_RESERVED : st);
 }
@@ -559,7 +573,7 @@ static void drop_entry(struct cow_context *ctx, struct vm_area_struct *vma,
 /* vma_start_write(): a writer would wait for the walks reading it */
 static void assert_no_readers(struct vm_area_struct *vma, const char *what)
 {
-	if (cow_vma_readers(vma))
+	if (vma->vm_lock_readers)
 		cow_bug("%s of VMA [%#lx, %#lx) while a walk holds it (deadlock)",
 			what, vma->vm_start, vma->vm_end);
 }
@@ -616,22 +630,10 @@ static int cow_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma)
 	return err;
 }
 
-/*
- * The COW context indexes anonymous pages by vm_anon_pgoff, a field the
- * kernel would add to every vm_area_struct: 8 bytes per VMA in the tree,
- * charged to this backend (the kernel's slab object may or may not grow
- * with it; this counts as if it always did).
- */
-#define VM_ANON_PGOFF_BYTES	8
-
 static void cow_vma_link(struct vm_area_struct *vma)
 {
 	struct cow_context *ctx = mm_cow_context(vma->vm_mm);
-	struct cow_instance *inst = ctx->inst;
 
-	if (!(cow_vma_state(vma) & COW_VMA_LINKED))
-		account_charge(&inst->m->acct, inst->type_anon_pgoff, 1,
-			       VM_ANON_PGOFF_BYTES);
 	cow_vma_set_state(vma, cow_vma_state(vma) | COW_VMA_LINKED);
 	sync_entry(ctx, vma);
 }
@@ -639,7 +641,6 @@ static void cow_vma_link(struct vm_area_struct *vma)
 static void cow_vma_unlink(struct vm_area_struct *vma)
 {
 	struct cow_context *ctx = mm_cow_context(vma->vm_mm);
-	struct cow_instance *inst = ctx->inst;
 
 	assert_no_readers(vma, "unlink");
 	drop_entry(ctx, vma, false);
@@ -650,11 +651,8 @@ static void cow_vma_unlink(struct vm_area_struct *vma)
 	 */
 	vma->anon_vma = NULL;
 	if ((cow_vma_state(vma) & COW_VMA_LINKED) &&
-	    vma_lookup(vma->vm_mm, vma->vm_start) != vma) {
-		account_charge(&inst->m->acct, inst->type_anon_pgoff, -1,
-			       VM_ANON_PGOFF_BYTES);
+	    vma_lookup(vma->vm_mm, vma->vm_start) != vma)
 		cow_vma_set_state(vma, cow_vma_state(vma) & ~COW_VMA_LINKED);
-	}
 }
 
 static void cow_vma_adjust_begin(struct vm_area_struct *vma)
@@ -678,19 +676,20 @@ static void cow_vma_adjust_end(struct vm_area_struct *vma)
  * changes (its new VMA's entry goes in first), so whether a destination
  * comes before the source cannot be told the way need_rmap_locks tells
  * it for anon_vma's interval tree. The COW context's rule: every move
- * takes remap_lock for write (rmap_locks_every_move), and a walk holds
- * it for read across its whole visit of the mm, so no PTE of an mm
- * moves while a walk is in that mm. A move is one acquisition of a lock
- * private to the mm; anon_vma's takes a family-wide one.
+ * is a remap_lock writer (rmap_locks_every_move), so it makes remap_seq
+ * odd and then changes it, and a walk that was in the mm meanwhile
+ * visits it again (cow_context_walk.c, point 3). A move is one
+ * acquisition of a lock private to the mm, and waits for no walk;
+ * anon_vma's takes a family-wide one, which walks hold.
  */
 static void cow_take_rmap_locks(struct vm_area_struct *vma)
 {
-	down_write(&mm_cow_context(vma->vm_mm)->remap_lock);
+	remap_write_lock(mm_cow_context(vma->vm_mm));
 }
 
 static void cow_drop_rmap_locks(struct vm_area_struct *vma)
 {
-	up_write(&mm_cow_context(vma->vm_mm)->remap_lock);
+	remap_write_unlock(mm_cow_context(vma->vm_mm));
 }
 
 /* ---- folios ------------------------------------------------------ */
@@ -701,10 +700,11 @@ static void cow_drop_rmap_locks(struct vm_area_struct *vma)
  * folios outside the swap cache (a swap-cache folio keeps its swap entry
  * in that word, so the kernel version would move the stamp, or drop
  * pruning for it, when it is added to swap). No byte is added per folio.
+ * Its low bit says the folio was re-pointed (COW_STAMP_INHERITED).
  */
 static void attach(struct folio *folio, struct cow_context *ctx)
 {
-	unsigned long stamp = cow_fork_seq_now(ctx->inst);
+	unsigned long stamp = cow_fork_seq_now(ctx->inst) << COW_STAMP_SHIFT;
 
 	/*
 	 * The context first, then the stamp, each published: a walk reads
@@ -771,14 +771,30 @@ static void cow_print_json(struct model *m, FILE *out)
 	fprintf(out, "}, \"cow_context\": {\"contexts_visited\": %lu, "
 		"\"mms_visited\": %lu, \"contexts_pruned\": %lu, "
 		"\"remap_candidates\": %lu, \"lossy_scans\": %lu, "
-		"\"vma_retries\": %lu, \"pruning\": %s}",
+		"\"vma_retries\": %lu, \"vma_busy\": %lu, "
+		"\"mm_retries\": %lu, \"root_retries\": %lu, "
+		"\"pruning\": %s}",
 		w->contexts_visited, w->mms_visited, w->contexts_pruned,
 		w->remap_candidates, w->lossy_scans, w->vma_retries,
+		w->vma_busy, w->mm_retries, w->root_retries,
 		inst->walk_flags & COW_WALK_PRUNE ? "true" : "false");
 }
 
+/*
+ * What the COW context needs in every vm_area_struct, in place of
+ * anon_vma's 24 bytes: vm_anon_pgoff, 8 bytes; and one word, 8 bytes,
+ * that says the VMA has anonymous state (the model's vma->anon_vma,
+ * which here only ever points at the mm's own context) and, in its low
+ * bits, holds COW_VMA_ENTRY, _RESERVED and _LOSSY. The rest of
+ * vma->rmap_private models what the kernel's VMA has anyway:
+ * `detached` (COW_VMA_LINKED). Charged whether or not the slab object
+ * grows.
+ */
+#define COW_VMA_FIELD_BYTES	(8 + 8)
+
 #define COW_CONTEXT_OPS(ops_name, init_fn)				\
 	.name = ops_name,						\
+	.vma_field_bytes = COW_VMA_FIELD_BYTES,				\
 	.init = init_fn,						\
 	.destroy = cow_destroy,						\
 	.mm_init = cow_mm_init,						\

@@ -22,6 +22,7 @@
 #include <cowctx/list.h>
 #include <cowctx/lock.h>
 #include <cowctx/mm_types.h>
+#include <cowctx/tsan.h>
 #include "rmap/remap_tree.h"
 #include <cowctx/rmap.h>
 
@@ -37,7 +38,8 @@ struct cow_instance;
  *	struct list_head children;		 16
  *	struct list_head siblings;		 16
  *	unsigned long fork_seq;			  8
- *	struct rw_semaphore remap_lock;		 40
+ *	struct mutex remap_lock;		 32  writers only
+ *	seqcount_mutex_t remap_seq;		  4  (+4 padding)
  *	struct rb_root remaps;			  8
  *	union {					 16
  *		struct rcu_head rcu;
@@ -75,10 +77,14 @@ struct cow_context {
 	 */
 	unsigned long fork_seq;
 	/*
-	 * Held for write around remap-tree changes and every PTE move of
-	 * mremap, for read by a walk across its whole visit of this mm.
+	 * Held (for write: the model has no mutex) around remap-tree
+	 * changes and every PTE move of mremap; walks never take it.
+	 * remap_seq is odd while such a writer is inside: a walk reads it
+	 * before and after its visit of this mm and visits again when it
+	 * changed (cow_context_walk.c), writing nothing.
 	 */
 	struct rw_semaphore remap_lock;
+	unsigned int remap_seq;
 	struct remap_tree remaps;
 	struct rcu_head rcu;
 
@@ -133,6 +139,7 @@ struct cow_walk_stats {
 	unsigned long lossy_scans;	/* mms scanned for want of entries */
 	unsigned long vma_retries;	/* VMA changed before its lock */
 	unsigned long vma_busy;		/* VMA read trylock failed */
+	unsigned long mm_retries;	/* mms visited again: remap_seq moved */
 	unsigned long root_retries;	/* folio's context changed under us */
 };
 
@@ -143,8 +150,9 @@ struct cow_walk_stats {
 enum cow_walk_step {
 	COW_STEP_ROOT_READ,	/* folio's context read, not yet pinned */
 	COW_STEP_CONTEXT,	/* before a context's visit (ctx pinned) */
-	COW_STEP_MM,		/* mm pinned, remap state not yet read */
+	COW_STEP_MM,		/* mm pinned, remap state read, not visited */
 	COW_STEP_CANDIDATE,	/* between two candidates of one mm */
+	COW_STEP_MM_END,	/* an mm visited, remap_seq not checked */
 	COW_STEP_VMA_BUSY,	/* a VMA is write-locked: the walk waits */
 	NR_COW_WALK_STEPS,
 };
@@ -155,7 +163,6 @@ struct cow_instance {
 	struct model *m;
 	int type_context;
 	int type_remap;
-	int type_anon_pgoff;	/* vm_anon_pgoff: 8 bytes in every VMA */
 	unsigned int walk_flags;
 	struct lock_stat lock_stat;		/* cow_context.lock */
 	struct lock_stat remap_lock_stat;	/* cow_context.remap_lock */
@@ -196,22 +203,13 @@ static inline long vma_remap_offset(const struct vm_area_struct *vma)
 }
 
 /*
- * Per-VMA state in vma->rmap_private: flags, and the count of walks
- * holding the VMA read-locked (the model's vma_start_read()).
- *
- * The per-VMA lock is local to this backend until the model has one:
- * COW_VMA_WRITER stands for vma_start_write() held by a writer that is
- * still in the middle of its change (only a test, which stops a writer
- * half way, can leave it set across a walk step). A read lock is a
- * trylock, as the kernel's vma_start_read() is: it fails while the
- * writer holds the VMA.
+ * Per-VMA flags in vma->rmap_private. The per-VMA lock the walk takes
+ * is the model's own (<cowctx/mmap_lock.h>), as the kernel's is mm's.
  */
 #define COW_VMA_LINKED		0x1UL	/* in its mm's tree */
 #define COW_VMA_ENTRY		0x2UL	/* owns a remap entry */
 #define COW_VMA_RESERVED	0x4UL	/* owns a reserved remap slot */
 #define COW_VMA_LOSSY		0x8UL	/* wants an entry, has none */
-#define COW_VMA_WRITER		0x10UL	/* write-locked (see above) */
-#define COW_VMA_READER_SHIFT	8
 
 static inline unsigned long cow_vma_state(const struct vm_area_struct *vma)
 {
@@ -224,23 +222,41 @@ static inline void cow_vma_set_state(struct vm_area_struct *vma,
 	vma->rmap_private = (void *)(uintptr_t)state;
 }
 
-static inline unsigned long cow_vma_readers(const struct vm_area_struct *vma)
-{
-	return cow_vma_state(vma) >> COW_VMA_READER_SHIFT;
-}
-
 /* An inconsistency in the backend or in how it is called: stop loudly. */
 #define cow_bug(...)	cowctx_bug("cow_context", __VA_ARGS__)
 
-static inline void cow_vma_write_lock(struct vm_area_struct *vma)
+/*
+ * remap_seq, the seqcount of remap_lock's writers (the kernel's
+ * write_seqcount_begin()/end() inside the lock, read_seqcount_begin()
+ * and read_seqcount_retry() for readers): two loads and no write on the
+ * read side.
+ */
+static inline void remap_seq_write_begin(struct cow_context *ctx)
 {
-	cow_vma_set_state(vma, cow_vma_state(vma) | COW_VMA_WRITER);
-	vma->vm_lock_seq++;
+	CMM_STORE_SHARED(ctx->remap_seq, ctx->remap_seq + 1);
+	cmm_smp_wmb();
 }
 
-static inline void cow_vma_write_unlock(struct vm_area_struct *vma)
+static inline void remap_seq_write_end(struct cow_context *ctx)
 {
-	cow_vma_set_state(vma, cow_vma_state(vma) & ~COW_VMA_WRITER);
+	cmm_smp_wmb();
+	CMM_STORE_SHARED(ctx->remap_seq, ctx->remap_seq + 1);
+}
+
+/* The sequence now; odd while a writer is inside */
+static inline unsigned int remap_seq_read(const struct cow_context *ctx)
+{
+	unsigned int seq = CMM_LOAD_SHARED(ctx->remap_seq);
+
+	cmm_smp_rmb();
+	return seq;
+}
+
+static inline bool remap_seq_changed(const struct cow_context *ctx,
+				     unsigned int seq)
+{
+	cmm_smp_rmb();
+	return CMM_LOAD_SHARED(ctx->remap_seq) != seq;
 }
 
 /* cow_context.c: references and deferred frees */
@@ -263,8 +279,30 @@ static inline unsigned long cow_fork_seq_now(struct cow_instance *inst)
 	return __atomic_load_n(&inst->fork_seq, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * folio->private: the stamp shifted up by one bit, and in bit 0
+ * COW_STAMP_INHERITED: the folio was re-pointed from a detached context
+ * to its walk root (repoint_folio()), whose own mm does not map it.
+ */
+#define COW_STAMP_INHERITED	1UL
+#define COW_STAMP_SHIFT		1
+
 /* cow_context_walk.c */
 int cow_context_walk(struct folio *folio, struct rmap_walk_control *rwc);
+
+/*
+ * The grace period, told to ThreadSanitizer: a walk reads contexts it
+ * does not pin under RCU, and the worker frees them after a grace
+ * period, which TSan cannot see (liburcu is not built with it). Each
+ * walk's read section releases this and the free acquires it.
+ */
+extern char cow_rcu_grace;
+
+static inline void cow_rcu_read_unlock(void)
+{
+	tsan_release(&cow_rcu_grace);
+	rcu_read_unlock();
+}
 
 /* liburcu wants each thread that reads under RCU registered, once. */
 void cow_rcu_thread_get(void);

@@ -10,66 +10,88 @@
  * come one at a time from the tree, in (pgoff, offset) order.
  *
  * The callback may block, so the walk never holds the RCU read lock
- * across it. The argument, step by step; each step names the test that
- * tries to break it (tests/unit/cow_context_holes.c, "hole N", and
+ * across it; everywhere else it is under RCU, and it writes nothing
+ * shared but the pin of an mm it looks into. The argument, step by
+ * step; each step names the test that tries to break it
+ * (tests/unit/cow_context_holes.c, "hole N", and
  * tests/unit/cow_context_race.c, which runs every writer at every step
- * of the walk, fork at points of dup_mmap() too).
+ * of the walk, plain and unmapping, fork at points of dup_mmap() too).
  *
  * 1. Where to start. A walker may not hold the folio lock
  *    (folio_referenced(), page_idle), so folio_move_anon_rmap() and
  *    fork's re-pointing may change folio->mapping and folio->private
- *    under it and put the old context. pin_root() reads the context
- *    under RCU, then the stamp, pins with tryget (one compare-and-swap:
- *    refcounts are atomic and a count that reached 0 is never revived)
- *    and reads the context again, retrying if it changed. attach()
+ *    under it and put the old context. find_root() reads the context
+ *    under RCU, then the stamp, then the context's first ancestor that
+ *    is not detached (the root: a detached context, its mm exited, is
+ *    on no list, and that ancestor holds all its folios' mappers), and
+ *    reads the context again, retrying if it changed. attach()
  *    publishes the context before the stamp, so an unchanged context
  *    comes with its own stamp or an older one, never with the newer,
  *    larger stamp of a context below it, which would prune that
- *    context's branch (hole 4). A detached context (its mm exited, see
- *    cow_context.c) is on no list: the walk starts at its first ancestor
- *    that is not, which holds all its folios' mappers.
+ *    context's branch (hole 4). Unchanged, the context still held the
+ *    folio's reference, so it and its ancestors (each holds one on its
+ *    parent) were alive: nothing is pinned, RCU keeps them readable.
+ *    The root's own mm is looked at only when the root is the folio's
+ *    context and the folio was not re-pointed there: otherwise the root
+ *    is an ancestor of the context that attached it, whose mm maps none
+ *    of that context's folios, now or later.
  *
- * 2. Moving between contexts. The context the walk stands on is pinned
- *    by a reference; its ancestors through its reference on its parent.
- *    After a callback the walk re-enters RCU and goes on from
+ * 2. Moving between contexts, under RCU, pinning none: a context whose
+ *    last reference goes meanwhile is freed after the grace period,
+ *    and until then has no mm and no children, and list_del_rcu() left
+ *    its ->next to go on by. The walk leaves RCU only inside an mm's
+ *    visit, with that mm pinned, which keeps the context too (the mm's
+ *    reference; exit cannot run). It goes on from ->children.next,
  *    ->siblings.next or ->parent. Exit splices a context out and puts
  *    its children in its place, in its parent's list: a walk past it
  *    there has visited them, one before it will, one standing on it
  *    follows its ->siblings.next into them, and one standing on one of
  *    them climbs to the new parent and on to the contexts that followed
- *    the spliced one. If the walk's own root is spliced out, the walk
- *    goes on past it, up to the top if need be (cow_walk_subtree_done()):
- *    more contexts than needed, none missed, none twice.
+ *    the spliced one. Where the walk is relative to its root is a count
+ *    of levels, not the root's address, which a new context may have
+ *    once the unpinned root is freed (walk_parents_first()); if the
+ *    root is spliced out, the walk goes on past it: more contexts than
+ *    needed, none missed, none twice.
  *
  * 3. An mm. The visit pins it (mmget_not_zero(): ->mm is cleared before
- *    exit_mmap() can run; hole 6) and holds the context's remap_lock for
- *    read from before it looks at the remap tree to after the last
- *    candidate. Every PTE move of the mm holds remap_lock for write
- *    (mremap's take_rmap_locks() on every move, the COW context's own
- *    rule: rmap_locks_every_move), and so do remap-tree changes. So no
- *    PTE moves in an mm while a walk is in it: not a first move between
- *    the test for entries and the visit of offset 0 (hole 3), not a move
- *    from an offset not yet visited to one already passed. Nothing is
- *    allocated under remap_lock: a slot is reserved before it is taken,
- *    since an allocation may enter reclaim, whose walks take it.
+ *    exit_mmap() can run; hole 6), before any VMA is looked up, since
+ *    exit_mmap() takes the VMA tree out of RCU mode and frees it at
+ *    once. Every PTE move of the mm (mremap's take_rmap_locks() on every
+ *    move, the COW context's own rule: rmap_locks_every_move) and every
+ *    remap-tree change is a writer of remap_lock, inside which remap_seq
+ *    is odd; walks never take that lock. The walk reads remap_seq (an
+ *    odd one: it waits for the writer on the lock, out of RCU), then
+ *    whether there are entries, visits offset 0, the tree's offsets and
+ *    the lossy VMAs, and reads remap_seq again. Changed, and the folio
+ *    not found in this mm: a PTE may have moved from a place not yet
+ *    visited to one passed, or out of offset 0 after the test for
+ *    entries (hole 3), so the mm is visited again. Found: the model's
+ *    folios are order 0, mapped at one address per mm at most, so the
+ *    visit ends there (found_in_mm()) and a moved PTE is never
+ *    reported twice. The tree is read while writers may change it (a
+ *    kernel's would be RCU-safe, as the maple tree is); each next
+ *    offset is looked up by key. Nothing is allocated under remap_lock:
+ *    a slot is reserved before it is taken, since an allocation may
+ *    enter reclaim, whose walks wait for that lock's writers.
  *
- * 4. A candidate VMA. The per-VMA read lock, the kernel's
- *    vma_start_read(), is a trylock: taken under RCU, then the VMA is
- *    revalidated (vm_lock_seq unchanged, still this mm's VMA at this
- *    address with this offset and anonymous state), as
+ * 4. A candidate VMA. The per-VMA read lock is the model's
+ *    vma_start_read() (<cowctx/mmap_lock.h>), a trylock as the
+ *    kernel's: taken under RCU, then the VMA is revalidated (still this
+ *    mm's VMA at this address with this offset and anonymous state), as
  *    lock_vma_under_rcu() does for SLAB_TYPESAFE_BY_RCU VMAs. It fails
- *    while a writer holds the VMA, and that writer may be an mremap
- *    waiting for the remap_lock the walk holds (ABBA). The walk never
- *    waits holding it: a try-walker (rwc->try_lock) stops and sets
- *    rwc->contended; any other drops remap_lock, waits for the writer,
- *    takes remap_lock again and looks the same candidate up again in the
- *    tree as it is then (hole 5). Its position in the mm is a key, the
- *    last offset visited. While it let go, a move may have carried a PTE
- *    to an offset already passed: that mapping is at a new address, and
- *    an unmapping walk leaves it, as any walk leaves a mapping made after
- *    it passed; try_to_unmap() sees the folio still mapped and fails, as
- *    it does for other reasons. Every mapping that stays at its address
- *    from before the walk to after it is found.
+ *    while an mmap_lock writer holds the VMA write-locked, and fork's
+ *    dup_mmap() holds every VMA of the parent so. A try-walker
+ *    (rwc->try_lock) then stops and sets rwc->contended; any other
+ *    leaves RCU and waits for the writer (mmap_read_lock() in a
+ *    kernel), holding only the mm pin, which no writer waits for (exit
+ *    runs after the last mmput()), so no ABBA (hole 5); then it looks
+ *    the same candidate up again in the tree as it is then: its
+ *    position in the mm is a key, the last offset visited, and a move
+ *    meanwhile makes the mm's visit start again as in 3. The price:
+ *    a walk that must look into an mm that is forking waits for the
+ *    fork, where anon_vma's walk does not. Every mapping that stays at
+ *    its address from before the walk to after it is found, and an
+ *    unmapping walk leaves none.
  *
  * 5. Fork racing a walk. Fork links the child's context at the tail of
  *    the parent's children before copying any VMA, gives each child VMA
@@ -102,6 +124,12 @@
  *    this exact: see "the bounded tree" in cow_context.c. (Moves do not
  *    break it: a folio moves only when exclusive, and gets a new stamp.)
  */
+/*
+ * liburcu's read side inline, as the kernel's rcu_read_lock() is: a
+ * call into the library and a __tls_get_addr() each time cost the walk
+ * more than all its other work.
+ */
+#define _LGPL_SOURCE
 #include <cowctx/mm.h>
 #include "rmap/cow_context.h"
 #include "rmap/cow_context_poc.h"
@@ -120,32 +148,13 @@ struct cow_walk {
 	struct cow_instance *inst;
 	unsigned long index;
 	unsigned long stamp;
+	bool inherited;			/* COW_STAMP_INHERITED */
 	struct cow_context *root;	/* where the walk started */
+	struct cow_context *attached;	/* the folio's context, as read */
+	unsigned long mm_found;		/* mappings found before this mm */
 	bool prune;
 	bool stopped;
 };
-
-/*
- * vma_start_read() / vma_end_read() of the model. A trylock, as the
- * kernel's: it fails while a writer holds the VMA (vma_start_write()).
- */
-static bool vma_read_trylock(struct vm_area_struct *vma)
-{
-	unsigned long st = cow_vma_state(vma);
-
-	if (st & COW_VMA_WRITER)
-		return false;
-	cow_vma_set_state(vma, st + (1UL << COW_VMA_READER_SHIFT));
-	return true;
-}
-
-static void vma_read_unlock(struct vm_area_struct *vma)
-{
-	if (!cow_vma_readers(vma))
-		cow_bug("VMA read unlock without lock");
-	cow_vma_set_state(vma, cow_vma_state(vma) -
-			       (1UL << COW_VMA_READER_SHIFT));
-}
 
 /* Is @vma where @w's folio would be mapped at @addr, at @offset? */
 static bool vma_fits(const struct cow_walk *w, struct cow_context *ctx,
@@ -159,68 +168,79 @@ static bool vma_fits(const struct cow_walk *w, struct cow_context *ctx,
 }
 
 /*
- * Look at one candidate. Entered and left under RCU; the callback runs
- * outside it, with the VMA read-locked. Returns false to stop the walk.
- */
-/*
- * The VMA is write-locked: its writer may be an mremap that wants this
- * mm's remap_lock for write, which the walk holds for read (ABBA). So
- * the walk never waits for a VMA while holding it: a try-walker gives up
- * (rwc->contended, as folio_referenced() does); any other lets go of
- * remap_lock, waits for the writer (the kernel: mmap_read_lock(), which
- * every VMA writer holds for write), takes remap_lock again and looks
- * up the same candidate in the tree as it is now. Its position is a key
- * (the offset it is at), so it resumes where it was. Returns false when
- * the walk stops.
+ * The VMA is write-locked. A try-walker gives up (rwc->contended, as
+ * folio_referenced() does); any other leaves RCU (the mm pin keeps the
+ * context), waits for the writer (the kernel: mmap_read_lock(), which
+ * every VMA writer holds for write) and looks the same candidate up
+ * again in the tree as it is now: its position is a key (the offset it
+ * is at), so it resumes where it was. The walk holds no lock a writer
+ * waits for, so the wait ends. Returns false when the walk stops.
  */
 static bool wait_for_vma(struct cow_walk *w, struct cow_context *ctx,
-			 struct vm_area_struct *vma)
+			 struct mm_struct *mm)
 {
 	w->inst->walk.vma_busy++;
 	if (w->rwc->try_lock) {
 		w->rwc->contended = true;
 		return false;
 	}
-	rcu_read_unlock();
-	up_read(&ctx->remap_lock);
+	cow_rcu_read_unlock();
 	walk_step(w->inst, COW_STEP_VMA_BUSY, ctx);
-	if (cow_vma_state(vma) & COW_VMA_WRITER)
-		cow_bug("VMA write-locked and no writer to wait for");
-	down_read(&ctx->remap_lock);
+	/* the writer may have freed the VMA: only the pinned mm is looked at */
+	if (CMM_LOAD_SHARED(mm->mmap_lock.writer))
+		cow_bug("mm %lu: a VMA is write-locked and no writer to wait for",
+			mm->id);
 	rcu_read_lock();
 	return true;
 }
 
+/*
+ * Look at one candidate. Entered and left under RCU; the callback runs
+ * outside it, with the VMA read-locked. Returns false to stop the walk.
+ */
 static bool visit_candidate(struct cow_walk *w, struct cow_context *ctx,
 			    struct mm_struct *mm, unsigned long addr,
 			    long offset)
 {
 	struct vm_area_struct *vma;
-	unsigned int seq;
 	bool more;
 
 	for (;;) {
 		vma = vma_lookup(mm, addr);
 		if (!vma_fits(w, ctx, mm, vma, addr, offset))
 			return true;
-		seq = CMM_LOAD_SHARED(vma->vm_lock_seq);
-		if (!vma_read_trylock(vma)) {
-			if (!wait_for_vma(w, ctx, vma))
+		if (!vma_start_read(vma)) {
+			if (!wait_for_vma(w, ctx, mm))
 				return false;
 			continue;
 		}
-		if (CMM_LOAD_SHARED(vma->vm_lock_seq) == seq &&
-		    vma_fits(w, ctx, mm, vma, addr, offset))
+		/* lock_vma_under_rcu(): it may have changed before the lock */
+		if (vma_fits(w, ctx, mm, vma, addr, offset))
 			break;
-		/* changed between lookup and lock: look again */
-		vma_read_unlock(vma);
+		vma_end_read(vma);
 		w->inst->walk.vma_retries++;
 	}
-	rcu_read_unlock();
+	cow_rcu_read_unlock();
 	more = rmap_walk_candidate(w->rwc, w->folio, vma, addr);
-	vma_read_unlock(vma);
+	vma_end_read(vma);
 	rcu_read_lock();
 	return more;
+}
+
+/*
+ * The model's anonymous folios are order 0, and one mm maps such a folio
+ * at one address at most (only fork copies a mapping, into another mm;
+ * mremap moves it). So once the walk found it in an mm, any other PTE
+ * there that maps it was made after that one was looked at: no mapping
+ * that stays from before the walk to after it, and possibly the same one
+ * moved, which must not be reported twice. The visit of the mm ends.
+ * (A kernel walk of a large folio, which may be mapped in pieces at
+ * several addresses of one mm, would go on, skipping the offsets it
+ * visited.)
+ */
+static bool found_in_mm(const struct cow_walk *w)
+{
+	return w->inst->m->walk.mappings_found != w->mm_found;
 }
 
 /*
@@ -233,7 +253,7 @@ static bool visit_lossy(struct cow_walk *w, struct cow_context *ctx,
 	unsigned long i;
 
 	w->inst->walk.lossy_scans++;
-	for (i = 0; i < mm->mm_mt.nr; i++) {
+	for (i = 0; i < mm->mm_mt.nr && !found_in_mm(w); i++) {
 		struct vm_area_struct *vma = mm->mm_mt.vmas[i];
 		unsigned long addr;
 
@@ -254,11 +274,11 @@ static bool visit_remaps(struct cow_walk *w, struct cow_context *ctx,
 	struct remap_cursor pos = REMAP_CURSOR_INIT;
 	long offset;
 
-	while (remap_tree_next_offset(&ctx->remaps, w->index, w->index, &pos,
+	while (!found_in_mm(w) &&
+	       remap_tree_next_offset(&ctx->remaps, w->index, w->index, &pos,
 				      &offset)) {
 		walk_step(w->inst, COW_STEP_CANDIDATE, ctx);
 		w->inst->walk.remap_candidates++;
-		lock_touch(&ctx->remap_lock, 1);
 		if (!visit_candidate(w, ctx, mm,
 				     (w->index + offset) << PAGE_SHIFT, offset))
 			return false;
@@ -266,11 +286,66 @@ static bool visit_remaps(struct cow_walk *w, struct cow_context *ctx,
 	return true;
 }
 
-/* One context: its mm's candidates. Under RCU, @ctx pinned. */
+/*
+ * The remap sequence before a visit of @ctx's mm. Odd: a writer is
+ * inside, and it may sleep (mremap allocates page tables), so the walk
+ * leaves RCU (the mm pin keeps the context) and waits for it on the
+ * lock, as a seqcount_mutex_t reader does, then reads again.
+ */
+static unsigned int remap_seq_begin(struct cow_context *ctx)
+{
+	unsigned int seq;
+
+	while ((seq = remap_seq_read(ctx)) & 1) {
+		cow_rcu_read_unlock();
+		down_read(&ctx->remap_lock);
+		up_read(&ctx->remap_lock);
+		rcu_read_lock();
+	}
+	return seq;
+}
+
+/*
+ * An mm's candidates: offset 0, the remap tree's offsets, the lossy
+ * VMAs. Visited again while a remap writer ran meanwhile and nothing
+ * was found: see point 3 at the top. Under RCU, the mm pinned.
+ */
+static bool visit_mm(struct cow_walk *w, struct cow_context *ctx,
+		     struct mm_struct *mm)
+{
+	unsigned int seq;
+	bool remapped, more = true;
+
+	w->mm_found = w->inst->m->walk.mappings_found;
+	for (;;) {
+		seq = remap_seq_begin(ctx);
+		remapped = remap_tree_maybe_populated(&ctx->remaps);
+		walk_step(w->inst, COW_STEP_MM, ctx);
+		if (w->index < (TASK_SIZE >> PAGE_SHIFT))
+			more = visit_candidate(w, ctx, mm,
+					       w->index << PAGE_SHIFT, 0);
+		if (more && (w->inst->walk_flags & COW_WALK_POC_EARLY_STOP))
+			more = cow_poc_looks_further(w->folio);
+		if (more && remapped)
+			more = visit_remaps(w, ctx, mm);
+		if (more && CMM_LOAD_SHARED(ctx->nr_lossy))
+			more = visit_lossy(w, ctx, mm);
+		walk_step(w->inst, COW_STEP_MM_END, ctx);
+		if (!more || found_in_mm(w) || !remap_seq_changed(ctx, seq))
+			return more;
+		w->inst->walk.mm_retries++;
+	}
+}
+
+/*
+ * One context: its mm's candidates. Under RCU; @ctx is not pinned (the
+ * grace period keeps it readable), its mm is pinned for the visit, and
+ * that keeps the context too (the mm's reference) while the walk is out
+ * of RCU.
+ */
 void visit_context(struct cow_walk *w, struct cow_context *ctx)
 {
 	struct mm_struct *mm;
-	bool remapped, more = true;
 
 	walk_step(w->inst, COW_STEP_CONTEXT, ctx);
 	w->inst->walk.contexts_visited++;
@@ -278,41 +353,22 @@ void visit_context(struct cow_walk *w, struct cow_context *ctx)
 	 * mmget_not_zero() right after reading ->mm, nothing between: exit
 	 * clears ->mm before exit_mmap() may run, and a kernel context
 	 * would hold mmgrab() on its mm so the struct outlives the read.
+	 * It comes before the VMA lookup: exit_mmap() takes the VMA tree
+	 * out of RCU mode (mt_clear_in_rcu()) and frees it at once. The
+	 * model counts the pin and its cacheline write instead of making
+	 * it an atomic, as lib/lock.c counts every lock.
 	 */
 	mm = rcu_dereference(ctx->mm);
 	if (!mm)
 		return;
-	__atomic_add_fetch(&ctx->mm_pins, 1, __ATOMIC_ACQUIRE);
+	ctx->mm_pins++;
 	family_atomic(&w->inst->m->family, &ctx->mm_users_line);
 	w->inst->walk.mms_visited++;
-	/*
-	 * remap_lock for read across the whole visit, taken before the
-	 * tree is looked at: every PTE move of this mm holds it for write,
-	 * so none can carry a PTE from a place not yet visited to one
-	 * already passed, and a first move cannot slip in between the
-	 * test for entries and the visit of offset 0.
-	 */
-	rcu_read_unlock();
-	down_read(&ctx->remap_lock);
-	rcu_read_lock();
-	remapped = remap_tree_maybe_populated(&ctx->remaps);
-	walk_step(w->inst, COW_STEP_MM, ctx);
-	if (w->index < (TASK_SIZE >> PAGE_SHIFT))
-		more = visit_candidate(w, ctx, mm, w->index << PAGE_SHIFT, 0);
-	if (more && (w->inst->walk_flags & COW_WALK_POC_EARLY_STOP))
-		more = cow_poc_looks_further(w->folio);
-	if (more && remapped)
-		more = visit_remaps(w, ctx, mm);
-	if (more && ctx->nr_lossy)
-		more = visit_lossy(w, ctx, mm);
-	rcu_read_unlock();
-	up_read(&ctx->remap_lock);
-	/* mmput(): never the last here, the mm's own reference is */
-	__atomic_sub_fetch(&ctx->mm_pins, 1, __ATOMIC_RELEASE);
-	family_atomic(&w->inst->m->family, &ctx->mm_users_line);
-	rcu_read_lock();
-	if (!more)
+	if (!visit_mm(w, ctx, mm))
 		w->stopped = true;
+	/* mmput(): never the last here, the mm's own reference is */
+	ctx->mm_pins--;
+	family_atomic(&w->inst->m->family, &ctx->mm_users_line);
 }
 
 static bool pruned(struct cow_walk *w, struct cow_context *ctx)
@@ -325,9 +381,42 @@ static bool pruned(struct cow_walk *w, struct cow_context *ctx)
 
 /*
  * The first context from @pos on (inclusive) in the list headed by
- * @head that is neither pruned nor dying, pinned; NULL at the end.
- * Under RCU.
+ * @head that is not pruned; NULL at the end. Under RCU: nothing is
+ * pinned, a context whose last reference goes meanwhile stays readable
+ * until the walk leaves RCU, with no mm and no children (its visit
+ * finds nothing), and list_del_rcu() leaves its ->next to go on by.
  */
+static struct cow_context *rcu_next_unpruned(struct cow_walk *w,
+					     struct list_head *pos,
+					     struct list_head *head)
+{
+	for (; pos != head; pos = rcu_dereference(pos->next)) {
+		struct cow_context *ctx = list_entry(pos, struct cow_context,
+						     siblings);
+
+		if (!pruned(w, ctx))
+			return ctx;
+	}
+	return NULL;
+}
+
+static struct cow_context *rcu_first_child(struct cow_walk *w,
+					   struct cow_context *ctx)
+{
+	return rcu_next_unpruned(w, rcu_dereference(ctx->children.next),
+				 &ctx->children);
+}
+
+static struct cow_context *rcu_next_sibling(struct cow_walk *w,
+					    struct cow_context *ctx)
+{
+	struct cow_context *parent = rcu_dereference(ctx->parent);
+
+	return rcu_next_unpruned(w, rcu_dereference(ctx->siblings.next),
+				 &parent->children);
+}
+
+/* The PoC's order pins each context it stands on (cow_context_poc.c) */
 static struct cow_context *pin_from(struct cow_walk *w, struct list_head *pos,
 				    struct list_head *head)
 {
@@ -362,7 +451,8 @@ bool cow_walk_stopped(const struct cow_walk *w)
  * Back at the root: done, unless the root was spliced out mid-walk (its
  * mm exited); its children then follow it in its old parent's list, and
  * the walk goes on from there, up to the top if need be: more contexts
- * than needed, none missed, none twice.
+ * than needed, none missed, none twice. (The PoC's order; the real walk
+ * counts levels instead, see walk_parents_first().)
  */
 bool cow_walk_subtree_done(struct cow_walk *w, struct cow_context *cur)
 {
@@ -371,67 +461,94 @@ bool cow_walk_subtree_done(struct cow_walk *w, struct cow_context *cur)
 	return cur == w->root && !CMM_LOAD_SHARED(cur->detached);
 }
 
-/* Parents before children: see the fork argument at the top */
-static struct cow_context *walk_parents_first(struct cow_walk *w,
-					      struct cow_context *root)
+/*
+ * Parents before children: see the fork argument at the top. Under RCU
+ * from start to end (out of it only inside visit_context(), with the
+ * mm pinned): no context is pinned, so nothing is written on the way.
+ *
+ * Where the walk is relative to its root is a count of levels, not the
+ * root's address: the root is not pinned, and after it is spliced out
+ * and freed (a callback lets a grace period pass) a new context may
+ * have its address. Level 0 is the root's list: climbing back to level
+ * 0 means the list that holds the root's children (its own, or its old
+ * parent's once it was spliced out, the children in its place) has
+ * been walked to its end, so every one of them after the walk's entry
+ * has been visited, those before it too (they came first). Below 0
+ * (the root and its old parent both spliced out): on to the top, as
+ * before, more contexts than needed.
+ */
+static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 {
 	struct cow_context *cur = root, *next;
+	int level = 0;
 
-	for (;;) {
+	/*
+	 * A root above the folio's own context X (X's mm exited) is an
+	 * ancestor of X, and only X's mm and its descendants map X's
+	 * folios (see "the bounded tree" in cow_context.c): its mm is not
+	 * looked at; nor is it when the folio was re-pointed to the root
+	 * from such an X (the stamp says so). No mapping of an existing
+	 * folio ever comes to an existing mm, so that holds for the whole
+	 * walk, whatever moves the folio meanwhile.
+	 */
+	if (root == w->attached && !w->inherited)
 		visit_context(w, cur);
+	for (;;) {
 		if (w->stopped)
-			return cur;
-		next = first_child(w, cur);
-		/*
-		 * Done with cur's subtree: on to the next sibling, or up.
-		 * Each step pins the next context before letting go of the
-		 * current one, whose last put may free it (after this read
-		 * section) and which the walk does not touch again.
-		 */
-		while (!next && !cow_walk_subtree_done(w, cur)) {
-			next = next_sibling(w, cur);
-			if (!next) {
-				next = cur->parent;
-				cow_context_get(next);
-				cow_context_put(cur);
-				cur = next;
-				next = NULL;
+			return;
+		next = rcu_first_child(w, cur);
+		if (next) {
+			level++;
+		} else {
+			for (;;) {
+				struct cow_context *parent =
+					rcu_dereference(cur->parent);
+
+				if (!parent || (!level &&
+				    !CMM_LOAD_SHARED(cur->detached)))
+					return;
+				next = rcu_next_sibling(w, cur);
+				if (next)
+					break;
+				cur = parent;
+				level--;
 			}
 		}
-		if (!next)
-			return cur;
-		cow_context_put(cur);
 		cur = next;
+		visit_context(w, cur);
 	}
 }
 
 /*
- * The folio's context and stamp, and a pin on where the walk starts.
- * The walker may not hold the folio lock (folio_referenced(),
- * page_idle), so folio_move_anon_rmap() may change both at any time and
- * put the old context: read the context under RCU, then the stamp, pin
- * with tryget, and read the context again; attach() publishes context
- * then stamp, so an unchanged context means the stamp is its own or an
- * older one. NULL when the folio's context is dying: nothing maps it.
+ * The folio's context and stamp, and where the walk starts. The walker
+ * may not hold the folio lock (folio_referenced(), page_idle), so
+ * folio_move_anon_rmap() may change both at any time and put the old
+ * context: read the context under RCU, then the stamp, find the root,
+ * and read the context again; attach() publishes context then stamp,
+ * so an unchanged context means the stamp is its own or an older one.
+ * Unchanged, the context still holds the folio's reference, so it and
+ * its ancestors (each holds one on its parent) are alive at that read:
+ * the root is no dying context.
  */
-static struct cow_context *pin_root(struct cow_walk *w, struct folio *folio)
+static struct cow_context *find_root(struct cow_walk *w, struct folio *folio)
 {
 	struct cow_context *ctx, *root;
+	unsigned long stamp;
 
 	for (;;) {
 		ctx = rcu_dereference(folio->mapping);
 		ctx = (void *)((uintptr_t)ctx & ~PAGE_MAPPING_ANON);
 		walk_step(ctx->inst, COW_STEP_ROOT_READ, ctx);
 		cmm_smp_rmb();
-		w->stamp = CMM_LOAD_SHARED(folio->private);
+		stamp = CMM_LOAD_SHARED(folio->private);
+		w->stamp = stamp >> COW_STAMP_SHIFT;
+		w->inherited = stamp & COW_STAMP_INHERITED;
 		cmm_smp_rmb();
 		root = cow_context_walk_root(ctx);
-		if (!cow_context_tryget(root))
-			root = NULL;
+		cmm_smp_rmb();
+		w->attached = ctx;
 		if (folio_cow_context(folio) == ctx)
 			return root;
-		if (root)
-			cow_context_put(root);
 		ctx->inst->walk.root_retries++;
 	}
 }
@@ -448,17 +565,19 @@ int cow_context_walk(struct folio *folio, struct rmap_walk_control *rwc)
 
 	w.prune = w.inst->walk_flags & COW_WALK_PRUNE;
 	rcu_read_lock();
-	root = pin_root(&w, folio);
-	if (!root) {
-		rcu_read_unlock();
+	root = find_root(&w, folio);
+	w.root = root;
+	if (!(w.inst->walk_flags & COW_WALK_POC_ORDER)) {
+		walk_parents_first(&w, root);
+		cow_rcu_read_unlock();
 		return 0;
 	}
-	w.root = root;
-	if (w.inst->walk_flags & COW_WALK_POC_ORDER)
-		cur = cow_poc_walk_children_first(&w, root);
-	else
-		cur = walk_parents_first(&w, root);
-	rcu_read_unlock();
+	if (!cow_context_tryget(root)) {
+		cow_rcu_read_unlock();
+		return 0;
+	}
+	cur = cow_poc_walk_children_first(&w, root);
+	cow_rcu_read_unlock();
 	cow_context_put(cur);
 	return 0;
 }

@@ -74,6 +74,19 @@ int rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)
 	return ret;
 }
 
+void rmap_vma_fields_charge(struct vm_area_struct *vma, long n)
+{
+	struct model *m = vma->vm_mm->model;
+	size_t bytes = m->rmap->vma_field_bytes;
+
+	/* the scan oracle needs no field: it then has no such type */
+	if (!bytes)
+		return;
+	account_charge(&m->acct, account_register_field(&m->acct,
+							RMAP_VMA_FIELDS),
+		       n, bytes);
+}
+
 char *rmap_json(struct model *m, bool braces)
 {
 	char *buf = NULL;

@@ -36,6 +36,44 @@ static void scan_folio_move(struct folio *folio, struct vm_area_struct *vma)
 	folio_set_anon_rmap(folio, vma->vm_mm);
 }
 
+/* The PTE table last looked up in one mm: neighbouring VMAs share one */
+struct table_cache {
+	unsigned long base;	/* its PMD_SIZE-aligned range, or 1: none */
+	struct pte_table *pt;
+};
+
+/*
+ * The first page of [@addr, @end) at which @mm maps @folio, else @end.
+ * One page-table lookup per PTE table, not one per page: the oracle
+ * still looks at every page, at a cost recordings of thousands of
+ * VMAs can bear.
+ */
+static unsigned long next_mapping(struct mm_struct *mm, unsigned long addr,
+				  unsigned long end, const struct folio *folio,
+				  struct table_cache *tc)
+{
+	while (addr < end) {
+		unsigned long base = addr & ~(PMD_SIZE - 1);
+		unsigned long table_end = base + PMD_SIZE;
+
+		if (tc->base != base) {
+			tc->base = base;
+			tc->pt = pte_table_lookup(mm, addr);
+		}
+		if (table_end > end)
+			table_end = end;
+		for (; tc->pt && addr < table_end; addr += PAGE_SIZE) {
+			pte_t *ptep = &tc->pt->pte[(addr >> PAGE_SHIFT) %
+						   PTRS_PER_TABLE];
+
+			if (pte_present(*ptep) && ptep->folio == folio)
+				return addr;
+		}
+		addr = table_end;
+	}
+	return end;
+}
+
 /*
  * Every VMA of every mm is examined; every page of it is looked at.
  * @drop_last makes the broken test backend forget one mapping of each
@@ -49,15 +87,17 @@ static int scan_walk_common(struct folio *folio, struct rmap_walk_control *rwc,
 	int seen = 0;
 
 	list_for_each_entry(mm, &m->mms, mmlist) {
+		struct table_cache tc = { .base = 1 };
 		struct vm_area_struct *vma;
 		unsigned long i, addr;
 
 		for_each_vma(mm, vma, i) {
 			m->walk.vmas_examined++;
-			for (addr = vma->vm_start; addr < vma->vm_end;
-			     addr += PAGE_SIZE) {
-				if (!mm_maps_folio(mm, addr, folio))
-					continue;
+			for (addr = next_mapping(mm, vma->vm_start,
+						 vma->vm_end, folio, &tc);
+			     addr < vma->vm_end;
+			     addr = next_mapping(mm, addr + PAGE_SIZE,
+						 vma->vm_end, folio, &tc)) {
 				if (drop_last && folio->_mapcount > 1 &&
 				    ++seen == folio->_mapcount)
 					continue;
@@ -67,6 +107,8 @@ static int scan_walk_common(struct folio *folio, struct rmap_walk_control *rwc,
 					rwc->stopped = true;
 					return 0;
 				}
+				/* rmap_one may have changed the tables */
+				tc.base = 1;
 			}
 		}
 	}

@@ -110,8 +110,8 @@ static int do_stmt(struct exec_state *es, const struct stmt *st,
 				break;
 			}
 		}
-		ret = do_mmap(mm, st->addr, st->len, st->prot, file,
-			      st->offset);
+		ret = do_mmap_flags(mm, st->addr, st->len, st->prot,
+				    st->map_flags, file, st->offset, NULL);
 		break;
 	case STMT_MUNMAP:
 		ret = do_munmap(mm, st->addr, st->len);
@@ -138,7 +138,22 @@ static int do_stmt(struct exec_state *es, const struct stmt *st,
 		mm_exit(mm);
 		del_proc(es, p);
 		break;
+	case STMT_EXEC:
+		/* bprm_mm_init() makes the new mm; exec_mmap() drops the old */
+		child = mm_create(m, st->proc);
+		if (!child) {
+			ret = -ENOMEM;
+			break;
+		}
+		mm_exit(mm);
+		p->mm = child;
+		mm_exec_layout(child, st->brk, st->mmap_base);
+		break;
+	case STMT_BRK:
+		ret = do_brk(mm, st->brk);
+		break;
 	case STMT_CHECK:
+	case STMT_RECORDED:
 		break;
 	}
 	return ret;
@@ -161,11 +176,54 @@ static void report_refusal(struct exec_state *es, const struct stmt *st,
 			strerror(-ret), errno_name(-ret));
 }
 
+/* An instance's live objects of type @name (-1: it has no such type) */
+static long live_objects(const struct model *m, const char *name)
+{
+	int t;
+
+	for (t = 0; t < m->acct.nr_types; t++)
+		if (!strcmp(m->acct.type[t].name, name))
+			return m->acct.type[t].live;
+	return -1;
+}
+
+/*
+ * `recorded`: the kernel's live anon_vma and anon_vma_chain counts for
+ * the recorded tree, against the anon_vma instance's (@es's own, or
+ * its layout reference @ref); nothing to compare without one. A
+ * difference is reported, never fatal here: the caller decides.
+ */
+static int exec_recorded(struct exec_state *es, const struct model *ref,
+			 const struct stmt *st)
+{
+	const struct model *m = es->m->rmap == &anon_vma_rmap_ops ? es->m :
+				ref && ref->rmap == &anon_vma_rmap_ops ? ref :
+				NULL;
+	long av, avc;
+
+	if (!m)
+		return 0;
+	av = live_objects(m, "anon_vma");
+	avc = live_objects(m, "anon_vma_chain");
+	es->fidelity_points++;
+	if (av == st->rec_anon_vma && avc == st->rec_anon_vma_chain)
+		return 0;
+	es->fidelity_diffs++;
+	if (es->fidelity_out)
+		fprintf(es->fidelity_out,
+			"%s:%d: fidelity: anon_vma model %ld kernel %ld, anon_vma_chain model %ld kernel %ld\n",
+			es->sc->path, st->line, av, st->rec_anon_vma, avc,
+			st->rec_anon_vma_chain);
+	return 0;
+}
+
 static int exec_stmt(struct exec_state *es, const struct stmt *st, FILE *err)
 {
 	unsigned long fault_addr = 0;
 	int ret;
 
+	if (st->kind == STMT_RECORDED)
+		return exec_recorded(es, NULL, st);
 	if (st->kind == STMT_CHECK)
 		return es->on_check ? es->on_check(es, st, es->arg) : 0;
 	ret = do_stmt(es, st, &fault_addr);
@@ -185,11 +243,14 @@ static int exec_stmt_ref(struct exec_state *es, struct exec_state *ref,
 			 const struct stmt *st, FILE *err)
 {
 	unsigned long fault_addr = 0, ref_fault_addr = 0;
-	const char *bad;
+	struct layout_watch w;
 	char where[512];
 	int ret, ref_ret;
 
+	if (st->kind == STMT_RECORDED)
+		return exec_recorded(es, ref->m, st);
 	snprintf(where, sizeof(where), "%s:%d", es->sc->path, st->line);
+	layout_watch_begin(&w, ref, es, st);
 	ref_ret = st->kind == STMT_CHECK ? 0 :
 		  do_stmt(ref, st, &ref_fault_addr);
 	if (st->kind == STMT_CHECK) {
@@ -213,18 +274,7 @@ static int exec_stmt_ref(struct exec_state *es, struct exec_state *ref,
 		report_refusal(es, st, ret, fault_addr, err);
 		return 2;
 	}
-	bad = anon_vma_id_check(ref->m);
-	if (!bad)
-		bad = anon_vma_id_check(es->m);
-	if (bad == anon_vma_id_nomem) {
-		fprintf(err, "%s: out of memory\n", where);
-		return 2;
-	}
-	if (bad) {
-		fprintf(err, "%s: anon_vma_id: %s\n", where, bad);
-		return 1;
-	}
-	return layout_compare(ref, es, err, where);
+	return layout_check_stmt(&w, ref, es, st, err, where);
 }
 
 int scenario_exec(struct exec_state *es, const struct scenario *sc,
@@ -245,6 +295,14 @@ int scenario_exec(struct exec_state *es, const struct scenario *sc,
 	for (i = 0; i < sc->nr && !ret; i++)
 		ret = ref.m ? exec_stmt_ref(es, &ref, &sc->stmts[i], err) :
 			      exec_stmt(es, &sc->stmts[i], err);
+	if (ref.m && !ret && sc->nr) {
+		/* the statements since the last whole check */
+		char where[512];
+
+		snprintf(where, sizeof(where), "%s:%d", sc->path,
+			 sc->stmts[sc->nr - 1].line);
+		ret = layout_check_full(&ref, es, err, where);
+	}
 	if (ref.m) {
 		exec_state_release(&ref);
 		model_destroy(ref.m);

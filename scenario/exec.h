@@ -33,6 +33,16 @@ struct exec_state {
 	 * or refused it alike and hold the same VMA layout (layout.h).
 	 */
 	const struct rmap_ops *layout_ref;
+	/* VMAs checked since the last whole layout check (layout.c) */
+	unsigned long layout_debt;
+	/*
+	 * `recorded` statements met, and those whose kernel counts differ
+	 * from the anon_vma instance's; each difference is printed to
+	 * @fidelity_out when set ("FILE:LINE: fidelity: ...").
+	 */
+	FILE *fidelity_out;
+	unsigned long fidelity_points;
+	unsigned long fidelity_diffs;
 };
 
 /*

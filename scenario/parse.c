@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cowctx/mm_types.h>
+#include <cowctx/mm.h>
 #include "scenario/scenario.h"
 
 #define MAX_TOKENS 16
@@ -181,6 +181,14 @@ static const struct {
 	{ "dofork", MADV_DOFORK },
 	{ "wipeonfork", MADV_WIPEONFORK },
 	{ "keeponfork", MADV_KEEPONFORK },
+	{ "free", MADV_FREE },
+	{ "normal", MADV_NORMAL },
+	{ "random", MADV_RANDOM },
+	{ "sequential", MADV_SEQUENTIAL },
+	{ "hugepage", MADV_HUGEPAGE },
+	{ "nohugepage", MADV_NOHUGEPAGE },
+	{ "mergeable", MADV_MERGEABLE },
+	{ "unmergeable", MADV_UNMERGEABLE },
 };
 
 const char *stmt_kind_name(enum stmt_kind kind)
@@ -191,6 +199,8 @@ const char *stmt_kind_name(enum stmt_kind kind)
 		[STMT_MREMAP] = "mremap", [STMT_MADVISE] = "madvise",
 		[STMT_TOUCH] = "touch", [STMT_FORK] = "fork",
 		[STMT_EXIT] = "exit", [STMT_CHECK] = "check",
+		[STMT_EXEC] = "exec", [STMT_BRK] = "brk",
+		[STMT_RECORDED] = "recorded",
 	};
 
 	return names[kind];
@@ -231,11 +241,119 @@ static int parse_mapping(struct parser *p, const char *s, struct stmt *st)
 	return parse_aligned(p, colon + 1, "file offset", &st->offset);
 }
 
+/*
+ * mmap's trailing words: MAPPING first if given, then the flags in any
+ * order, each once. `any` (in ADDR's place) excludes `fixed`.
+ */
+static int parse_mmap_tail(struct parser *p, int t, struct stmt *st)
+{
+	static const struct {
+		const char *name;
+		unsigned int flag;
+	} flags[] = {
+		{ "shared", MM_MAP_SHARED },
+		{ "fixed", MM_MAP_FIXED },
+		{ "stack", MM_MAP_GROWSDOWN },
+		{ "nohugepage", MM_MAP_NOHUGEPAGE },
+	};
+	size_t f;
+
+	if (t < p->ntok && (!strcmp(p->tok[t], "anon") ||
+			    !strncmp(p->tok[t], "file=", 5))) {
+		if (parse_mapping(p, p->tok[t], st))
+			return -1;
+		t++;
+	}
+	for (; t < p->ntok; t++) {
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++)
+			if (!strcmp(p->tok[t], flags[f].name))
+				break;
+		if (f == sizeof(flags) / sizeof(flags[0])) {
+			if (t == 5)	/* the word MAPPING would be */
+				return parse_mapping(p, p->tok[t], st);
+			return perr(p, "bad mmap flag '%s' (shared, fixed, stack, nohugepage; MAPPING comes first)",
+				    p->tok[t]);
+		}
+		if (st->map_flags & flags[f].flag)
+			return perr(p, "'%s' given twice", p->tok[t]);
+		st->map_flags |= flags[f].flag;
+	}
+	if ((st->map_flags & MM_MAP_ANY) && (st->map_flags & MM_MAP_FIXED))
+		return perr(p, "'fixed' needs an address, not 'any'");
+	return 0;
+}
+
+/* exec's optional words, in any order, each once */
+static int parse_exec_args(struct parser *p, struct stmt *st)
+{
+	bool have_brk = false, have_base = false;
+	int t;
+
+	st->mmap_base = MM_DEFAULT_MMAP_BASE;
+	for (t = 2; t < p->ntok; t++) {
+		const char *s = p->tok[t];
+
+		if (!strncmp(s, "brk=", 4) && !have_brk) {
+			have_brk = true;
+			if (parse_aligned(p, s + 4, "brk", &st->brk))
+				return -1;
+		} else if (!strncmp(s, "mmap_base=", 10) && !have_base) {
+			have_base = true;
+			if (parse_aligned(p, s + 10, "mmap_base", &st->mmap_base))
+				return -1;
+		} else {
+			return perr(p, "unexpected '%s' in exec (brk=ADDR, mmap_base=ADDR, each once)",
+				    s);
+		}
+	}
+	return 0;
+}
+
+/* An object count: a number that fits a long */
+static int parse_count(struct parser *p, const char *s, long *out)
+{
+	unsigned long v;
+
+	if (parse_number(p, s, "count", &v))
+		return -1;
+	if (v > (unsigned long)__LONG_MAX__)
+		return perr(p, "bad count '%s': too large", s);
+	*out = (long)v;
+	return 0;
+}
+
+/* recorded anon_vma=N anon_vma_chain=M, in either order */
+static int parse_recorded(struct parser *p, struct stmt *st)
+{
+	static const char usage[] = "recorded anon_vma=N anon_vma_chain=M";
+	bool have_av = false, have_avc = false;
+	int t;
+
+	if (want_args(p, 3, 3, usage))
+		return -1;
+	for (t = 1; t < 3; t++) {
+		const char *s = p->tok[t];
+
+		if (!strncmp(s, "anon_vma=", 9) && !have_av) {
+			have_av = true;
+			if (parse_count(p, s + 9, &st->rec_anon_vma))
+				return -1;
+		} else if (!strncmp(s, "anon_vma_chain=", 15) && !have_avc) {
+			have_avc = true;
+			if (parse_count(p, s + 15, &st->rec_anon_vma_chain))
+				return -1;
+		} else {
+			return perr(p, "unexpected '%s' (%s)", s, usage);
+		}
+	}
+	return 0;
+}
+
 static bool is_verb(const char *s)
 {
 	static const char *const verbs[] = {
 		"mmap", "munmap", "mprotect", "mremap", "madvise", "touch",
-		"fork", "exit",
+		"fork", "exit", "exec", "brk",
 	};
 	size_t i;
 
@@ -276,6 +394,10 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 		st->kind = STMT_CHECK;
 		return want_args(p, 1, 1, "check");
 	}
+	if (!strcmp(p->tok[0], "recorded") && !names_actor(p)) {
+		st->kind = STMT_RECORDED;
+		return parse_recorded(p, st);
+	}
 	if (!strcmp(p->tok[0], "proc") && !names_actor(p)) {
 		st->kind = STMT_PROC;
 		if (want_args(p, 2, 2, "proc P") ||
@@ -291,11 +413,24 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 	i = live_index(p, p->tok[0]);
 	if (!strcmp(verb, "mmap")) {
 		st->kind = STMT_MMAP;
-		if (want_args(p, 5, 6, "P mmap ADDR LEN PROT [MAPPING]") ||
-		    parse_aligned(p, p->tok[2], "address", &st->addr) ||
+		if (p->ntok > 2 && !strcmp(p->tok[2], "any"))
+			st->map_flags = MM_MAP_ANY;
+		if (want_args(p, 5, 9,
+			      "P mmap ADDR|any LEN PROT [MAPPING] [shared] [fixed] [stack]") ||
+		    (!st->map_flags &&
+		     parse_aligned(p, p->tok[2], "address", &st->addr)) ||
 		    parse_aligned(p, p->tok[3], "length", &st->len) ||
 		    parse_prot(p, p->tok[4], &st->prot) ||
-		    (p->ntok == 6 && parse_mapping(p, p->tok[5], st)))
+		    parse_mmap_tail(p, 5, st))
+			return -1;
+	} else if (!strcmp(verb, "exec")) {
+		st->kind = STMT_EXEC;
+		if (parse_exec_args(p, st))
+			return -1;
+	} else if (!strcmp(verb, "brk")) {
+		st->kind = STMT_BRK;
+		if (want_args(p, 3, 3, "P brk ADDR") ||
+		    parse_aligned(p, p->tok[2], "address", &st->brk))
 			return -1;
 	} else if (!strcmp(verb, "munmap")) {
 		st->kind = STMT_MUNMAP;
@@ -349,7 +484,7 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 			if (!strcmp(p->tok[4], advices[a].name))
 				break;
 		if (a == sizeof(advices) / sizeof(advices[0]))
-			return perr(p, "bad advice '%s' (dontneed, dontfork, dofork, wipeonfork, keeponfork)",
+			return perr(p, "bad advice '%s' (dontneed, dontfork, dofork, wipeonfork, keeponfork, free, normal, random, sequential, hugepage, nohugepage, mergeable, unmergeable)",
 				    p->tok[4]);
 		st->advice = advices[a].advice;
 	} else if (!strcmp(verb, "touch")) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scenario language, version 1 (docs/scenario.md): parsed once,
- * then executed against a model instance or real processes.
+ * The scenario language, version 1 and its additions (docs/scenario.md):
+ * parsed once, then executed against a model instance or real processes.
  */
 #ifndef COWCTX_SCENARIO_H
 #define COWCTX_SCENARIO_H
@@ -21,6 +21,10 @@ enum stmt_kind {
 	STMT_FORK,
 	STMT_EXIT,
 	STMT_CHECK,
+	/* the additions for recordings (docs/scenario.md) */
+	STMT_EXEC,
+	STMT_BRK,
+	STMT_RECORDED,
 };
 
 struct stmt {
@@ -39,6 +43,11 @@ struct stmt {
 	unsigned long offset;		/* file offset in bytes */
 	int advice;			/* MADV_* */
 	bool write;			/* touch write (else read) */
+	unsigned int map_flags;		/* mmap: MM_MAP_* (<cowctx/mm.h>) */
+	unsigned long brk;		/* exec brk=, brk ADDR */
+	unsigned long mmap_base;	/* exec mmap_base= (0: the default) */
+	long rec_anon_vma;		/* recorded anon_vma=N */
+	long rec_anon_vma_chain;	/* recorded anon_vma_chain=M */
 };
 
 struct scenario {

@@ -83,9 +83,11 @@ for my $file (sort keys %data) {
 		   $l->{'anon_vma_root.prepare'}{write} == 3,
 		   "$file: --json locks: 3 prepares, 2 per forked VMA, sites sum to the total",
 		   encode_json($l));
-		ok_or_diag($b->{bytes} == 104 * $av + 64 * $avc,
-		   "$file: bytes are 104 per anon_vma, 64 per AVC",
-		   "bytes $b->{bytes}");
+		ok_or_diag($b->{object_bytes} == 104 * $av + 64 * $avc &&
+		   $b->{vma_field_bytes} > 0 && $b->{vma_field_bytes} % 24 == 0 &&
+		   $b->{bytes} == $b->{object_bytes} + $b->{vma_field_bytes},
+		   "$file: object bytes are 104 per anon_vma, 64 per AVC; bytes add 24 per VMA",
+		   "bytes $b->{bytes}, objects $b->{object_bytes}, fields $b->{vma_field_bytes}");
 	}
 }
 

@@ -9,8 +9,11 @@
 # with their quartiles, callgrind counts that repeat exactly, the
 # generated workloads valid under the oracle, the report and its plots
 # written (targets named with their sources, losses only where worse,
-# parameters defined), the verdict on one screen, a user's scenario on
-# three backends in three columns, bad input refused.
+# parameters defined), per-VMA fields charged alike and kept out of the
+# object counts, the COW context's walk counters, the remap tree's
+# curves (steps per operation growing like log n), the verdict on one
+# screen, a user's scenario on three backends in three columns, bad
+# input refused.
 
 use strict;
 use warnings;
@@ -95,7 +98,7 @@ ok(!$walks_eq, "backends walked the same folios") if $have_cow;
 
 # docs/real-kernel.md, per root VMA: fan of N children N anon_vmas and 2N AVCs,
 # chain of depth N N anon_vmas and N(N+3)/2 AVCs; the root's own V of each.
-my ($fan, $chain, $allocs) = (0, 0, 0);
+my ($fan, $chain, $allocs, $fields_bad) = (0, 0, 0, 0);
 for my $w (@{$j->{workloads}}) {
 	my $p = $w->{params};
 	my $a = $w->{anon_vma};
@@ -103,7 +106,7 @@ for my $w (@{$j->{workloads}}) {
 		my ($v, $k) = ($p->{V}, $p->{N});
 		my $want = $v * (104 * (1 + $k) + 64 * (1 + 2 * $k));
 		$fan++;
-		ok($a->{bytes} == $want, "zygote V=$v N=$k: anon_vma bytes $a->{bytes} == $want (kernel's fan counts)");
+		ok($a->{object_bytes} == $want, "zygote V=$v N=$k: anon_vma object bytes $a->{object_bytes} == $want (kernel's fan counts)");
 		ok($a->{objects} == $v * (2 + 3 * $k), "zygote: anon_vma objects == V(2+3N)");
 		# per fork: one AVC to the parent's anon_vma, one anon_vma, its AVC
 		ok($a->{fork_allocs} == 3 * $v, "zygote: anon_vma allocations per fork == 3V");
@@ -113,7 +116,17 @@ for my $w (@{$j->{workloads}}) {
 		my ($v, $d) = ($p->{V}, $p->{D});
 		my $want = $v * (104 * (1 + $d) + 64 * (1 + $d * ($d + 3) / 2));
 		$chain++;
-		ok($a->{bytes} == $want, "chain V=$v D=$d: anon_vma bytes $a->{bytes} == $want (kernel's chain counts)");
+		ok($a->{object_bytes} == $want, "chain V=$v D=$d: anon_vma object bytes $a->{object_bytes} == $want (kernel's chain counts)");
+	}
+	# per-VMA fields: the same rule for both, apart from the objects
+	for my $c (@cols) {
+		my $m = $w->{$c};
+		my $each = $c eq 'anon_vma' ? 24 : 16;
+		$fields_bad++, diag("$w->{label} $c: fields $m->{vma_field_bytes}, objects $m->{object_bytes}, bytes $m->{bytes}, $m->{vmas} VMAs")
+			unless $m->{vma_field_bytes} == $each * $m->{vmas} &&
+			       $m->{bytes} == $m->{object_bytes} + $m->{vma_field_bytes} &&
+			       abs($m->{rmap_to_vma_bytes} * $m->{vmas} * $j->{vm_area_struct_bytes} -
+				   $m->{object_bytes}) <= 1e-3 * $m->{object_bytes};
 	}
 	if ($have_cow) {
 		my $bad = 0;
@@ -128,6 +141,7 @@ for my $w (@{$j->{workloads}}) {
 	}
 }
 ok($fan && $chain, "the tiny defaults include a plain zygote and chain");
+ok(!$fields_bad, "per-VMA fields: anon_vma 24 and cow_context 16 bytes a VMA, in bytes, not in object_bytes nor rmap_to_vma_bytes");
 ok(!$allocs, "ratios are cow_context / anon_vma") if $have_cow;
 
 # every time has its spread, and a per-call time lies within its quartiles
@@ -154,6 +168,21 @@ ok($by{realzygote} && $by{realzygote}{params}{L} >= 1 &&
 ok($by{daemon} && $by{daemon}{anon_vma}{main_objects} > 0 &&
    (!$have_cow || $by{daemon}{cow_context}{main_objects} > 0),
    "daemon reports its live main rmap objects (anon_vmas, contexts)");
+
+# the COW context's walk counters are in backend_figures; a replay runs
+# no writer inside a walk, so no walk met a busy VMA or a moved folio
+if ($have_cow) {
+	my ($n, $bad) = (0, 0);
+	for my $w (@{$j->{workloads}}) {
+		my $f = $w->{backend_figures}{cow_context}{cow_context};
+		$n++;
+		$bad++, diag("$w->{label}: " . encode_json($f // {}))
+			unless ref $f eq 'HASH' && $f->{contexts_visited} > 0 &&
+			       !grep(!defined $f->{$_} || $f->{$_} != 0,
+				     qw(vma_busy mm_retries root_retries));
+	}
+	ok($n && !$bad, "cow_context's walk counters vma_busy, mm_retries, root_retries are in backend_figures, 0 in $n replays");
+}
 
 # ---- callgrind: instruction counts exist and repeat exactly ----------
 SKIP: {
@@ -218,12 +247,47 @@ ok($loss_rows && !$loss_bad, "every one of $loss_rows rows of 'Where cow_context
 ok(-s "$tmp/r2/results.json", "results.json written");
 if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
 	my @svg = glob("$tmp/r2/*.svg");
+	# the backends' curves name them; the remap tree's name its operations
 	my $good = grep { my $s = do { local $/; open my $f, '<', $_; <$f> };
-			  $s =~ /<svg/ && $s =~ /anon_vma/ } @svg;
-	ok(@svg >= 10 && $good == @svg, scalar(@svg) . " SVG plots, each naming anon_vma");
+			  $s =~ /<svg/ && (m{/remap_[^/]*\.svg$} ? $s =~ /lookup/ : $s =~ /anon_vma/) } @svg;
+	ok(@svg >= 12 && $good == @svg && grep(m{/remap_}, @svg) == 2,
+	   scalar(@svg) . " SVG plots, the remap tree's 2 among them, each naming its series");
 } else {
 	Test::More->builder->skip("gnuplot not installed");
 }
+
+# the remap tree's curves: 4 series of n; times with their quartiles,
+# and steps (a count, the same on any machine) that grow like log n
+sub read_dat {
+	my ($file) = @_;
+	open my $f, '<', $file or return ();
+	return map { [split] } grep { !/^#/ && /\S/ } <$f>;
+}
+my @ns = read_dat("$tmp/r2/remap_ns_vs_n.dat");
+my @st = read_dat("$tmp/r2/remap_steps_vs_n.dat");
+ok(@ns >= 3 && @st == @ns && !grep(@$_ != 13, @ns) && !grep(@$_ != 5, @st) &&
+   !grep({ my $r = $_; grep { my $c = 1 + 3 * $_;
+			      !($r->[$c + 1] <= $r->[$c] && $r->[$c] <= $r->[$c + 2]) } 0 .. 3 } @ns),
+   "remap tree curves: " . scalar(@ns) . " sizes, 4 series, each time inside its quartiles")
+	or diag(`cat $tmp/r2/remap_ns_vs_n.dat $tmp/r2/remap_steps_vs_n.dat`);
+my ($log_bad, $grow_bad) = (0, 0);
+for my $s (1 .. 4) {
+	for my $i (0 .. $#st) {
+		my ($n, $y) = ($st[$i][0], $st[$i][$s]);
+		# a red-black tree's depth is at most 2 log2(n + 1)
+		$log_bad++, diag("series $s, n=$n: $y steps") unless $y > 0 && $y <= 8 * log($n) / log(2);
+		next unless $i;
+		my $q = $y / $st[$i - 1][$s];
+		my $lq = log($n) / log($st[$i - 1][0]);
+		$grow_bad++, diag("series $s: $st[$i-1][$s] -> $y steps from n=$st[$i-1][0] to $n")
+			unless $q >= 1 && $q <= 2 * $lq;
+	}
+}
+ok(@st && !$log_bad, "remap tree: at most 8 log2(n) nodes stepped on per insert, remove and lookup");
+ok(@st && !$grow_bad, "remap tree: steps grow with n, at most twice as fast as log n (n from " .
+   (@st ? "$st[0][0] to $st[-1][0]" : "nothing") . ")");
+ok($report =~ /### remap tree: time per operation/ && $report =~ /### remap tree: tree nodes stepped on/,
+   "report.md has the remap tree's curves");
 
 # ---- anon_vma alone: the cow_context columns say so, they do not lie ---
 ($rc, $j) = run_json("--tiny --no-curves --no-callgrind --json --cow none --out $tmp/r3 chain");

@@ -7,5 +7,7 @@
 int cmd_kernel(int argc, char **argv);
 /* bench/bench_cmd.c: cowctx bench */
 int cmd_bench(int argc, char **argv);
+/* kernel/record_cmd.c: cowctx record */
+int cmd_record(int argc, char **argv);
 
 #endif /* COWCTX_TOOLS_H */

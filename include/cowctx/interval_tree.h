@@ -92,4 +92,13 @@ interval_tree_next(const struct interval_tree_node *node);
  */
 const char *interval_tree_check(const struct interval_tree_root *root);
 
+/*
+ * Nodes stepped on by this thread so far: each node a stabbing query
+ * descends to or climbs through, and each node whose subtree_last an
+ * insert or a remove repairs (rebalancing, O(1) amortised, is left out).
+ * A count for the bench's remap tree curve (bench/remap_curve.c), which
+ * shows an operation's steps growing like log n; nothing else reads it.
+ */
+extern __thread unsigned long interval_tree_steps;
+
 #endif /* COWCTX_INTERVAL_TREE_H */

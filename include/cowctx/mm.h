@@ -7,6 +7,7 @@
 #define COWCTX_MM_H
 
 #include <cowctx/mm_types.h>
+#include <cowctx/mmap_flags.h>
 #include <cowctx/mmap_lock.h>
 
 struct rmap_ops;
@@ -29,6 +30,28 @@ void mm_exit(struct mm_struct *mm);
 /* mmap(MAP_PRIVATE | MAP_FIXED_NOREPLACE [| MAP_ANONYMOUS]) */
 int do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	    int prot, struct file *file, unsigned long offset);
+
+/* Where mmap() without an address searches down from, unless exec says */
+#define MM_DEFAULT_MMAP_BASE	0x7f0000000000UL
+/* stack_guard_gap's default: 256 pages */
+#define STACK_GUARD_GAP		(256UL << PAGE_SHIFT)
+/* RLIMIT_STACK's usual soft limit (ulimit -s 8192) */
+#define STACK_RLIMIT		(8UL << 20)
+
+/*
+ * mmap() with @flags (MM_MAP_*; without MM_MAP_FIXED or MM_MAP_ANY it
+ * is MAP_FIXED_NOREPLACE). @file NULL maps anonymous memory. The
+ * address mapped goes to *@addrp when not NULL.
+ */
+int do_mmap_flags(struct mm_struct *mm, unsigned long addr,
+		  unsigned long len, int prot, unsigned int flags,
+		  struct file *file, unsigned long offset,
+		  unsigned long *addrp);
+/* brk(): 0, or -ENOMEM where the kernel leaves the break unchanged */
+int do_brk(struct mm_struct *mm, unsigned long brk);
+/* exec: @mm's heap starts at @brk (0: none yet); mmap() searches below @base */
+void mm_exec_layout(struct mm_struct *mm, unsigned long brk,
+		    unsigned long mmap_base);
 int do_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
 int do_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		int prot);

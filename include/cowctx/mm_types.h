@@ -33,11 +33,17 @@
 #define VM_MAYWRITE	0x00000020UL
 #define VM_MAYEXEC	0x00000040UL
 #define VM_MAYSHARE	0x00000080UL
+#define VM_GROWSDOWN	0x00000100UL
+#define VM_SEQ_READ	0x00008000UL
+#define VM_RAND_READ	0x00010000UL
 #define VM_DONTCOPY	0x00020000UL
 #define VM_DONTEXPAND	0x00040000UL
 #define VM_ACCOUNT	0x00100000UL
 #define VM_WIPEONFORK	0x02000000UL
 #define VM_SOFTDIRTY	0x08000000UL
+#define VM_HUGEPAGE	0x20000000UL
+#define VM_NOHUGEPAGE	0x40000000UL
+#define VM_MERGEABLE	0x80000000UL
 
 #define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
 
@@ -53,9 +59,17 @@
 #define MREMAP_DONTUNMAP	4
 
 /* madvise advice (uapi) */
+#define MADV_NORMAL		0
+#define MADV_RANDOM		1
+#define MADV_SEQUENTIAL		2
 #define MADV_DONTNEED		4
+#define MADV_FREE		8
 #define MADV_DONTFORK		10
 #define MADV_DOFORK		11
+#define MADV_MERGEABLE		12
+#define MADV_UNMERGEABLE	13
+#define MADV_HUGEPAGE		14
+#define MADV_NOHUGEPAGE		15
 #define MADV_WIPEONFORK		18
 #define MADV_KEEPONFORK		19
 
@@ -133,6 +147,11 @@ struct address_space {
 
 struct file {
 	char *f_name;
+	/*
+	 * The shmem file behind one MAP_SHARED|MAP_ANONYMOUS mapping
+	 * (shmem_zero_setup()): its cache holds only pages touched.
+	 */
+	bool shmem;
 	struct address_space f_mapping;
 	struct list_head node;	/* model->files */
 };
@@ -199,6 +218,11 @@ struct mm_struct {
 	unsigned int mm_lock_seq;	/* mmap_write_unlock()s so far */
 	int map_count;
 	unsigned long total_vm;
+	/* the heap: [start_brk, brk), both 0 until exec or brk sets them */
+	unsigned long start_brk;
+	unsigned long brk;
+	/* where mmap() without an address searches down from */
+	unsigned long mmap_base;
 	/* backend's per-mm state: the COW context lives here */
 	void *rmap_private;
 	char comm[32];		/* the scenario's process name, for reports */
@@ -240,6 +264,7 @@ struct model {
 	unsigned long nr_pgtables;
 	unsigned long nr_vmas;
 	unsigned long nr_mms;
+	unsigned long nr_shmem_files;	/* shmem_zero_setup()s so far */
 	struct walk_stats walk;
 	struct lock_stat mmap_lock_stat;
 	struct lock_stat ptl_stat;

@@ -163,6 +163,14 @@ struct rmap_ops {
 	 * locks around every PTE move, whatever need_rmap_locks says.
 	 */
 	bool rmap_locks_every_move;
+	/*
+	 * Bytes of the fields this reverse map needs in every
+	 * vm_area_struct (anon_vma's: its anon_vma pointer and
+	 * anon_vma_chain list_head). The model charges them for every VMA
+	 * it allocates, the same way for every backend, as fields, not
+	 * objects: see rmap_vma_fields_charge().
+	 */
+	size_t vma_field_bytes;
 
 	/* --json: extra backend figures ("locks": {...}); may be NULL */
 	void (*print_json)(struct model *m, FILE *out);
@@ -180,6 +188,15 @@ bool rmap_walk_candidate(struct rmap_walk_control *rwc, struct folio *folio,
 
 /* Call the backend's walk, counting it */
 int rmap_walk(struct folio *folio, struct rmap_walk_control *rwc);
+
+/*
+ * @n VMAs (n < 0: that many fewer) were allocated: charge the backend's
+ * vma_field_bytes for each, as the "vma_fields" field type of m->acct.
+ * Called from vm_area_alloc() and vm_area_free() only, so every backend
+ * pays for exactly the VMAs that exist (the model's nr_vmas).
+ */
+void rmap_vma_fields_charge(struct vm_area_struct *vma, long n);
+#define RMAP_VMA_FIELDS	"vma_fields"
 
 /*
  * The backend's print_json output as a string (malloc'd; NULL if it has

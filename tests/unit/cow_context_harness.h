@@ -63,7 +63,7 @@ static const char *cc_validate_remaps(struct mm_struct *mm)
 		if (!(st & COW_VMA_LINKED))
 			return cc_fail("mm %s: linked VMA %#lx not marked",
 				       mm->comm, vma->vm_start);
-		if (cow_vma_readers(vma))
+		if (vma->vm_lock_readers)
 			return cc_fail("mm %s: VMA %#lx still read-locked",
 				       mm->comm, vma->vm_start);
 		if (vma->anon_vma && vma->anon_vma != ctx)

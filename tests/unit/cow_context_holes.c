@@ -42,7 +42,7 @@ static bool note(struct folio *folio, struct vm_area_struct *vma,
 	struct found *f = arg;
 	pte_t *ptep;
 
-	if (cow_vma_state(vma) & COW_VMA_WRITER)
+	if (vma_is_write_locked(vma))
 		f->entered_write_locked = true;
 	if (f->nr < 16)
 		f->mm_id[f->nr] = vma->vm_mm->id;
@@ -163,7 +163,7 @@ static void at_step(struct cow_instance *inst, enum cow_walk_step step,
 	(void)inst;
 	if (step == COW_STEP_VMA_BUSY && s->locked) {
 		/* the writer finishes while the walk waits for it */
-		cow_vma_write_unlock(s->locked);
+		mmap_write_unlock(s->locked->vm_mm);
 		s->locked = NULL;
 		return;
 	}
@@ -181,8 +181,6 @@ static void first_move(struct stepper *s, struct cow_context *ctx)
 
 	if (ctx->mm != mm)
 		return;
-	if (rwsem_is_locked(&ctx->remap_lock))
-		return;		/* mremap waits for the walk: no race */
 	if (do_mremap(mm, BASE, PAGE_SIZE, PAGE_SIZE,
 		      MREMAP_MAYMOVE | MREMAP_FIXED, OTHER))
 		tap_diag("the move failed");
@@ -210,9 +208,11 @@ static void remap_check(void)
 	cow_instance(r.m)->walk_step_data = &s;
 	walk_count(folio, &f);
 	cow_instance(r.m)->walk_step = NULL;
-	/* a waiting mremap runs once the walk is done */
+	/* a move that did not come mid-walk comes now (and fails the test) */
 	if (!s.done || vma_lookup(r.es.procs[0].mm, OTHER) == NULL)
 		first_move(&s, mm_cow_context(r.es.procs[0].mm));
+	ok(s.done && cow_instance(r.m)->walk.mm_retries == 1,
+	   "the first mremap came between the walk's remap check and its visit, and the walk visited the mm again");
 	is_long(nr_mappings(r.m, folio), 0,
 		"a first mremap racing the walk's remap check: the unmapping walk leaves no mapping");
 	folio_put(folio);
@@ -290,13 +290,15 @@ static void vma_busy(bool try_lock)
 	mm = r.es.procs[0].mm;
 	folio = folio_at(mm, OTHER);
 	s.locked = vma_lookup(mm, OTHER);
-	cow_vma_write_lock(s.locked);
+	/* a writer in the middle of its change: the model's own VMA lock */
+	mmap_write_lock(mm);
+	vma_start_write(s.locked);
 	cow_instance(r.m)->walk_step = at_step;
 	cow_instance(r.m)->walk_step_data = &s;
 	rmap_walk(folio, &rwc);
 	cow_instance(r.m)->walk_step = NULL;
 	if (s.locked)
-		cow_vma_write_unlock(s.locked);
+		mmap_write_unlock(mm);
 	ok(!f.entered_write_locked,
 	   "%s: the walk never enters a VMA write-locked by a writer waiting for the remap lock",
 	   try_lock ? "try-walker" : "walker");

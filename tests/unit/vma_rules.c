@@ -247,8 +247,10 @@ static void test_anon_pgoff(void)
 	is_long(a->vm_anon_pgoff, base + 30,
 		"moved before its first fault, it is indexed where it is");
 	is_long(mm->mm_mt.nr, 2, "two VMAs");
-	is_long(live_objects("vm_anon_pgoff"), 2,
-		"cow_context counts one vm_anon_pgoff per VMA");
+	is_long(live_objects(RMAP_VMA_FIELDS), 2,
+		"cow_context counts its fields in each VMA");
+	is_long(m->acct.field_bytes, 2 * 16,
+		"16 bytes each: vm_anon_pgoff and its anonymous-state word");
 }
 
 static void test_munmap_split(void)

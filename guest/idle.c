@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * See idle.h. page_idle only walks folios on an LRU list
+ * (page_idle_get_folio()): a folio just faulted sits in its CPU's
+ * lru_add batch until that fills, and marking it idle is then silently
+ * ignored, which is why lru_drain_all() exists.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "idle.h"
+
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+
+/* 0 with *pfn set when @addr is mapped by a present PTE; -1 otherwise. */
+int pagemap_pfn(int pagemap, uintptr_t addr, long page_size, uint64_t *pfn)
+{
+	uint64_t ent;
+	off_t off = addr / page_size * sizeof(ent);
+
+	if (pread(pagemap, &ent, sizeof(ent), off) != sizeof(ent))
+		return -1;
+	/* swapped out, or a PFN hidden from a caller without CAP_SYS_ADMIN */
+	if (!(ent & PM_PRESENT) || !(ent & PM_PFN_MASK))
+		return -1;
+	*pfn = ent & PM_PFN_MASK;
+	return 0;
+}
+
+/* One rmap walk of @pfn's folio, which is then marked idle. */
+int idle_mark(int bitmap, uint64_t pfn)
+{
+	uint64_t bit = 1ULL << (pfn % 64);
+	off_t off = pfn / 64 * sizeof(bit);
+
+	return pwrite(bitmap, &bit, sizeof(bit), off) == sizeof(bit) ? 0 : -1;
+}
+
+/*
+ * The 64 idle bits of @pfn's word, in *word: a read walks every folio of
+ * the word that is marked idle (another walk finds no young PTE, or
+ * clears the bit), so callers read each word once.
+ */
+int idle_word(int bitmap, uint64_t pfn, uint64_t *word)
+{
+	off_t off = pfn / 64 * sizeof(*word);
+
+	return pread(bitmap, word, sizeof(*word), off) == sizeof(*word) ? 0 : -1;
+}
+
+static int write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+int lru_drain_all(void)
+{
+	static int quiet;
+
+	if (!quiet && !write_sysctl("/proc/sys/vm/drop_caches", "4"))
+		quiet = 1;
+	return write_sysctl("/proc/sys/vm/drop_caches", "1");
+}
+
+static long long read_counter(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", SHADOW_DIR, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+void shadow_read(struct shadow_counters *c)
+{
+	c->compared = read_counter("walks_compared");
+	c->skipped = read_counter("skipped");
+	c->mismatches = read_counter("mismatches");
+}
+
+/*
+ * Anonymous walks seen by the shadow check between two reads, or -1:
+ * each is counted compared (mismatches among them) or skipped.
+ */
+long long shadow_walks(const struct shadow_counters *before,
+		       const struct shadow_counters *after)
+{
+	if (before->compared < 0 || before->skipped < 0 ||
+	    after->compared < 0 || after->skipped < 0)
+		return -1;
+	return after->compared - before->compared +
+	       after->skipped - before->skipped;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Forcing reverse-map walks from userspace in the guest, for walks.c and
+ * storm.c: a PFN from /proc/PID/pagemap, written to the page_idle bitmap,
+ * makes the kernel walk that folio's rmap (page_idle_clear_pte_refs());
+ * under cow_context=shadow every anonymous walk is compared and counted in
+ * debugfs.
+ */
+#ifndef GUEST_IDLE_H
+#define GUEST_IDLE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define IDLE_BITMAP	"/sys/kernel/mm/page_idle/bitmap"
+#define SHADOW_DIR	"/sys/kernel/debug/cow_context"
+
+/* The shadow check's debugfs counters; -1 where a file is missing. */
+struct shadow_counters {
+	long long compared;
+	long long skipped;
+	long long mismatches;
+};
+
+int pagemap_pfn(int pagemap, uintptr_t addr, long page_size, uint64_t *pfn);
+int idle_mark(int bitmap, uint64_t pfn);
+int idle_word(int bitmap, uint64_t pfn, uint64_t *word);
+int lru_drain_all(void);
+void shadow_read(struct shadow_counters *c);
+long long shadow_walks(const struct shadow_counters *before,
+		       const struct shadow_counters *after);
+
+#endif

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cowctx record's tracefs instance: the events that change a recorded
+ * tree's memory (record_raw.c reads them).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "kernel/record.h"
+#include "kernel/tracefs.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define KMEM_FILTER	"name == \"anon_vma\" || name == \"anon_vma_chain\""
+/*
+ * The rmap's own allocations (mm/rmap.c): anon_vma_chain's slab cache
+ * also serves fs_struct (copy_fs_struct()), which must not count. A
+ * free needs no site: only a pointer the tree allocated counts.
+ * (The filter parser takes no parentheses around .function terms.)
+ */
+#define ALLOC_FILTER	"call_site.function == __anon_vma_prepare || " \
+			"call_site.function == anon_vma_clone || " \
+			"call_site.function == anon_vma_fork"
+/* kernel-mode faults on kernel addresses are no touch of the tree's */
+#define KFAULT_FILTER	"address < 0x800000000000"
+
+const char *const rec_sys_names[RSYS_NR] = {
+	[RSYS_MMAP] = "mmap",
+	[RSYS_MUNMAP] = "munmap",
+	[RSYS_MPROTECT] = "mprotect",
+	[RSYS_PKEY_MPROTECT] = "pkey_mprotect",
+	[RSYS_MREMAP] = "mremap",
+	[RSYS_MADVISE] = "madvise",
+	[RSYS_BRK] = "brk",
+	[RSYS_EXECVE] = "execve",
+	[RSYS_EXECVEAT] = "execveat",
+	[RSYS_MLOCK] = "mlock",
+	[RSYS_MLOCK2] = "mlock2",
+	[RSYS_MLOCKALL] = "mlockall",
+	[RSYS_CLONE] = "clone",
+	[RSYS_CLONE3] = "clone3",
+	[RSYS_FORK] = "fork",
+	[RSYS_VFORK] = "vfork",
+};
+
+static const char *const plain_events[] = {
+	"task/task_newtask",
+	"sched/sched_process_exec",
+	"sched/sched_process_exit",
+	"kmem/kmem_cache_alloc",
+	"kmem/kmem_cache_free",
+	"exceptions/page_fault_user",
+	"exceptions/page_fault_kernel",
+	NULL
+};
+
+#define say tracefs_say
+
+static int tset(struct rec_trace *t, const char *file, const char *val,
+		char *why, size_t whylen)
+{
+	return tracefs_write(t->dir, file, val, why, whylen);
+}
+
+static int tget(struct rec_trace *t, const char *file, char *buf, size_t len)
+{
+	return tracefs_read(t->dir, file, buf, len);
+}
+
+int rec_trace_open(struct rec_trace *t, unsigned long buffer_kb, char *why,
+		   size_t whylen)
+{
+	char val[32], file[128];
+	int tries, i;
+
+	memset(t, 0, sizeof(*t));
+	if (access(TRACEFS "/instances", F_OK) &&
+	    (mount("tracefs", TRACEFS, "tracefs", 0, NULL) ||
+	     access(TRACEFS "/instances", F_OK))) {
+		say(why, whylen, "no tracefs at %s", TRACEFS);
+		return -1;
+	}
+	for (tries = 0; tries < 100; tries++) {
+		snprintf(t->dir, sizeof(t->dir), "%s/instances/cowctx-rec-%d-%d",
+			 TRACEFS, (int)getpid(), tries);
+		if (!mkdir(t->dir, 0700))
+			break;
+		if (errno != EEXIST) {
+			say(why, whylen, "tracefs: mkdir %s: %s", t->dir,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	if (tries == 100) {
+		say(why, whylen, "tracefs: no free instance name");
+		return -1;
+	}
+	t->created = true;
+	snprintf(val, sizeof(val), "%lu", buffer_kb);
+	/*
+	 * The per-CPU buffers are merged by timestamp: the clock must be
+	 * one clock for every CPU, which "local" does not promise.
+	 */
+	if (tset(t, "tracing_on", "0", why, whylen) ||
+	    tset(t, "trace_clock", "mono", why, whylen) ||
+	    tset(t, "buffer_size_kb", val, why, whylen) ||
+	    tset(t, "options/event-fork", "1", why, whylen) ||
+	    tset(t, "events/kmem/kmem_cache_alloc/filter", ALLOC_FILTER, why,
+		 whylen) ||
+	    tset(t, "events/kmem/kmem_cache_free/filter", KMEM_FILTER, why,
+		 whylen) ||
+	    tset(t, "events/exceptions/page_fault_kernel/filter",
+		 KFAULT_FILTER, why, whylen))
+		goto fail;
+	for (i = 0; plain_events[i]; i++) {
+		snprintf(file, sizeof(file), "events/%s/enable",
+			 plain_events[i]);
+		if (tset(t, file, "1", why, whylen))
+			goto fail;
+	}
+	for (i = 1; i < RSYS_NR; i++) {
+		snprintf(file, sizeof(file),
+			 "events/syscalls/sys_enter_%s/enable", rec_sys_names[i]);
+		if (tset(t, file, "1", why, whylen))
+			goto fail;
+		snprintf(file, sizeof(file),
+			 "events/syscalls/sys_exit_%s/enable", rec_sys_names[i]);
+		if (tset(t, file, "1", why, whylen))
+			goto fail;
+	}
+	return 0;
+fail:
+	rec_trace_close(t);
+	return -1;
+}
+
+int rec_trace_start(struct rec_trace *t, pid_t pid, char *why,
+		    size_t whylen)
+{
+	char val[32], back[256];
+
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	if (tset(t, "set_event_pid", val, why, whylen))
+		return -1;
+	/*
+	 * A refused pid leaves the instance tracing the whole machine,
+	 * with plausible counts: read it back.
+	 */
+	if (tget(t, "set_event_pid", back, sizeof(back)) ||
+	    strtol(back, NULL, 10) != pid) {
+		say(why, whylen, "tracefs: set_event_pid did not take pid %d",
+		    (int)pid);
+		return -1;
+	}
+	return tset(t, "tracing_on", "1", why, whylen);
+}
+
+long rec_trace_lost(struct rec_trace *t)
+{
+	long lost = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < 4096; cpu++) {
+		char file[64], buf[1024], *s;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		if (tget(t, file, buf, sizeof(buf)))
+			break;
+		s = strstr(buf, "overrun:");
+		if (s)
+			lost += strtol(s + 8, NULL, 10);
+		s = strstr(buf, "dropped events:");
+		if (s)
+			lost += strtol(s + 15, NULL, 10);
+	}
+	return lost;
+}
+
+void rec_trace_close(struct rec_trace *t)
+{
+	char why[128];
+	int i;
+
+	if (!t->created)
+		return;
+	tset(t, "tracing_on", "0", why, sizeof(why));
+	/* the instance is busy while its events are being torn down */
+	for (i = 0; i < 1000 && rmdir(t->dir) && errno == EBUSY; i++)
+		usleep(1000);
+	t->created = false;
+}

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Real programs (docs/real-programs.md): tools/record-workloads.sh's
+# usage, its quick workloads run unrecorded (recording needs root and
+# tracefs: tests/record.t's business), and `cowctx bench --real DIR` on
+# hand-written recordings: the table's figures are the model's own
+# (processes, VMAs at the busiest moment, bytes, forks) and the
+# fidelity column reports the kernel counts the model misses.
+
+set -u
+. "$(dirname "$0")/lib/tap.sh"
+tap_setup
+
+script=tools/record-workloads.sh
+
+[ "$($script --list)" = "pipeline make git python redis" ]
+ok $? "--list names the five workloads"
+
+$script --no-record nosuch > /dev/null 2> "$tmp/err"
+[ $? = 2 ] && grep -q "unknown workload 'nosuch'" "$tmp/err"
+ok $? "an unknown workload: exit 2, named" || diag_file "$tmp/err"
+
+$script --bogus > /dev/null 2>&1
+[ $? = 2 ]
+ok $? "an unknown option: exit 2"
+
+if command -v python3 > /dev/null && command -v redis-server > /dev/null &&
+	command -v redis-cli > /dev/null && command -v git > /dev/null; then
+	$script --no-record --out "$tmp/norec" pipeline python > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc = 0 ] && [ "$(cat "$tmp/norec/pipeline.out")" = 3 ] &&
+		grep -q '^32 ' "$tmp/norec/python.out"
+	ok $? "pipeline and the python fork pool run and give their answers" ||
+		diag_file "$tmp/out"
+	[ ! -e "$tmp/norec/scratch" ]
+	ok $? "no scratch directory is left behind"
+else
+	ok 0 "the workloads run" "SKIP python3, redis or git missing (make recordings-deps)"
+	ok 0 "no scratch left" "SKIP as above"
+fi
+
+# Two processes; the parent has 3 VMAs and forks (3 copied, 6 live at
+# the busiest moment), then both exit. The kernel's counts: the first
+# `recorded` agrees with Linux's (2 anon_vma and 3 chains: the parent's
+# written VMA, the child's, its chain to the parent's), the second
+# claims one anon_vma and one chain the model does not have.
+mkdir -p "$tmp/rec"
+cat > "$tmp/rec/fork.scn" <<'EOF'
+proc P
+P mmap 0x100000000000 4K rw
+P mmap 0x100000002000 4K r
+P mmap 0x100000004000 4K rw
+P touch 0x100000000000 4K write
+P fork C
+C touch 0x100000000000 4K write
+C exit
+recorded anon_vma=1 anon_vma_chain=1
+P exit
+recorded anon_vma=1 anon_vma_chain=1
+EOF
+printf 'proc Q\nQ mmap 0x100000000000 4K rw\nQ exit\n' > "$tmp/rec/nokernel.scn"
+echo "not a scenario" > "$tmp/rec/notes.txt"
+
+"$COWCTX" bench --real "$tmp/rec" --out "$tmp/report" > "$tmp/table" \
+	2> "$tmp/err"
+ok $? "bench --real runs" || diag_file "$tmp/err"
+row=$(grep '^| fork |' "$tmp/table")
+diag "$row"
+# | fork | statements | processes | VMAs | av bytes | share | ...
+field() { echo "$row" | awk -F' *\\| *' -v n="$1" '{ print $(n + 1) }'; }
+[ "$(field 2)" = 11 ] && [ "$(field 3)" = 2 ] && [ "$(field 4)" = 6 ]
+ok $? "statements, processes and the busiest moment's VMAs"
+# at the fork: 2 anon_vmas (104 B) and 3 chains (64 B)
+[ "$(field 5)" = $((2 * 104 + 3 * 64)) ]
+ok $? "anon_vma + anon_vma_chain bytes at that moment"
+[ "$(field 9)" = "1 / 1" ]
+ok $? "the walk finds each mapping at the first VMA it examines"
+# fork: anon_vma_fork()'s anon_vma and two chains; one COW context
+[ "$(field 10)" = "3 / 1" ]
+ok $? "rmap allocations per fork, on each backend"
+echo "$row" | grep -q '1 of 2 points equal; worst: line 11, 2 objects; end: model 0/0, kernel 1/1'
+ok $? "the fidelity column: the differing point, the worst, the end"
+grep -q '^| nokernel |.*no `recorded` counts' "$tmp/table"
+ok $? "a scenario without kernel counts says so"
+! grep -q notes "$tmp/table"
+ok $? "only *.scn files are read"
+grep -q '^| Android after boot (HONOR, 2026) |.* 0.336 |' "$tmp/table"
+ok $? "the Android row, as docs/sources.md gives it"
+grep -q '^## Real programs' "$tmp/report/report.md" &&
+	grep -q "fork.scn:11: fidelity: anon_vma model 0 kernel 1" \
+		"$tmp/report/report.md"
+ok $? "report.md has the section and each difference"
+
+printf 'proc Q\nQ touch 0x100000000000 4K write\n' > "$tmp/rec/bad.scn"
+"$COWCTX" bench --real "$tmp/rec" --out "$tmp/report" > "$tmp/table" \
+	2> "$tmp/err"
+[ $? = 1 ] && grep -q '^| bad | error: replay failed on anon_vma: .*bad.scn:2:' "$tmp/table"
+ok $? "a recording that does not replay: its error, exit 1" ||
+	diag_file "$tmp/table"
+tap_done
