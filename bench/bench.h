@@ -113,7 +113,9 @@ extern const struct workload bench_scenario;
 int workload_build(const struct workload_inst *inst, struct bench_prog *p);
 /*
  * @path as a workload instance, after running it once on @baseline:
- * 0, or -errno with FILE:LINE: what is wrong on stderr.
+ * 0; 1 if it is a recording (exec, brk, mapping flags), which only the
+ * real programs table replays, @inst untouched; or -errno with
+ * FILE:LINE: what is wrong on stderr.
  */
 int scenario_inst(const char *path, const struct rmap_ops *baseline,
 		  struct workload_inst *inst);

@@ -28,7 +28,9 @@ static void usage(FILE *f)
 		"not, where the second backend loses to the first and why; --full prints\n"
 		"the whole table `workload | metric | BACKEND... | BACKEND / FIRST...`\n"
 		"instead. Without WORKLOAD, every default workload; a FILE.scn runs a\n"
-		"scenario (the scenario language) as a workload. Writes DIR/report.md,\n"
+		"scenario (the scenario language) as a workload, or, if it uses exec,\n"
+		"brk or mapping flags (a recording), as a row of the real programs\n"
+		"table (--real). Writes DIR/report.md,\n"
 		"results.json and SVG scaling curves (default DIR: build/report).\n"
 		"\n"
 		"  --quick         `make run` sizes (under two minutes on two cores);\n"
@@ -253,11 +255,11 @@ static bool is_scenario_file(const char *arg)
 	return n > 4 && !strcmp(arg + n - 4, ".scn");
 }
 
-static int collect_workloads(int argc, char **argv, const struct bench_opts *o,
+static int collect_workloads(int argc, char **argv, struct bench_opts *o,
 			     struct workload_inst **list, int *nr)
 {
 	char err[160];
-	int i;
+	int i, ret;
 
 	if (optind == argc)
 		return workload_defaults(NULL, o->size, list, nr) ? 2 : 0;
@@ -270,9 +272,16 @@ static int collect_workloads(int argc, char **argv, const struct bench_opts *o,
 			if (!nl)
 				return 2;
 			*list = nl;
-			if (scenario_inst(argv[i], o->col_ops[0], &nl[*nr]))
+			ret = scenario_inst(argv[i], o->col_ops[0], &nl[*nr]);
+			/* a recording: a row of the real programs table */
+			if (ret == 1 && real_programs_add(o, argv[i])) {
+				fprintf(stderr, "cowctx bench: out of memory\n");
 				return 2;
-			(*nr)++;
+			}
+			if (ret < 0)
+				return 2;
+			if (!ret)
+				(*nr)++;
 			continue;
 		}
 		/* a bare name: its default instances; with ':': exactly one */
@@ -333,14 +342,16 @@ int cmd_bench(int argc, char **argv)
 	/* --real alone: the recordings, not the default workloads */
 	ret = o.real_dir && optind == argc ? 0 :
 	      collect_workloads(argc, argv, &o, &list, &nr);
-	if (!nr && !ret && o.real_dir)
+	if (!nr && !ret && (o.real_dir || o.nr_real))
 		o.curves = false;
 	else if (ret || !nr) {
+		real_programs_free(&o);
 		model_free(list);
 		return ret ? ret : 2;
 	}
 	if (a.scenario) {
 		ret = write_scenarios(list, nr);
+		real_programs_free(&o);
 		model_free(list);
 		return ret;
 	}
@@ -350,7 +361,7 @@ int cmd_bench(int argc, char **argv)
 	else if (!cols_are_proposal(&o))
 		notes[nr_notes++] = "the columns are not anon_vma then a COW context: the proposal's targets and the reasons for its losses are left out";
 	for (i = 0; i < nr; i++)
-		if (list[i].path && o.curves) {
+		if ((list[i].path || o.nr_real) && o.curves) {
 			notes[nr_notes++] = "a user's scenario among the workloads: the scaling curves and the kernel anchor are left out (--no-curves)";
 			o.curves = false;
 		}
@@ -365,6 +376,7 @@ int cmd_bench(int argc, char **argv)
 	if (mkdir_p(o.out_dir)) {
 		fprintf(stderr, "cowctx bench: cannot create %s: %s\n",
 			o.out_dir, strerror(errno));
+		real_programs_free(&o);
 		model_free(list);
 		return 2;
 	}
@@ -372,6 +384,7 @@ int cmd_bench(int argc, char **argv)
 	res = model_zalloc(nr * sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "cowctx bench: out of memory\n");
+		real_programs_free(&o);
 		model_free(list);
 		return 2;
 	}
@@ -406,7 +419,7 @@ int cmd_bench(int argc, char **argv)
 			failed = true;
 		}
 	}
-	if (o.real_dir && real_programs_run(&o, progress))
+	if ((o.real_dir || o.nr_real) && real_programs_run(&o, progress))
 		failed = true;
 	if (!o.verbose && tty)
 		fprintf(stderr, "\r%-80s\r", "");

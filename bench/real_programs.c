@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Real programs: each recording of o->real_dir replayed on anon_vma and
- * the COW context, statement by statement through the scenario
- * executor (a recording's exec, brk and mapping flags are beyond the
+ * Real programs: each recording (named to `cowctx bench` as FILE.scn,
+ * or in o->real_dir) replayed on anon_vma and the COW context,
+ * statement by statement through the scenario executor (a recording's exec, brk and mapping flags are beyond the
  * bench's programs), and measured with the bench's own snapshot, walks
  * and phase counters (bench/exec.c) into its metrics (bench/metrics.c).
  *
@@ -193,12 +193,36 @@ static int scn_filter(const struct dirent *d)
 	return n > 4 && !strcmp(d->d_name + n - 4, ".scn");
 }
 
-int real_programs_run(struct bench_opts *o, FILE *progress)
+int real_programs_add(struct bench_opts *o, const char *path)
 {
-	const struct rmap_ops *cow = o->nr_cols > 1 && cols_are_proposal(o) ?
-				     o->col_ops[1] :
-				     rmap_backend_find("cow_context");
+	const char *base = strrchr(path, '/');
+	struct real_result *nr, *r;
+	size_t len;
+
+	nr = model_realloc(o->real, (o->nr_real + 1) * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	o->real = nr;
+	r = &nr[o->nr_real];
+	memset(r, 0, sizeof(*r));
+	r->path = strdup(path);
+	if (!r->path)
+		return -ENOMEM;
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 4 && !strcmp(base + len - 4, ".scn"))
+		len -= 4;
+	snprintf(r->name, sizeof(r->name), "%.*s",
+		 (int)(len < sizeof(r->name) ? len : sizeof(r->name) - 1),
+		 base);
+	o->nr_real++;
+	return 0;
+}
+
+static int add_dir(struct bench_opts *o)
+{
 	struct dirent **names;
+	char *path;
 	int n, i, ret = 0;
 
 	n = scandir(o->real_dir, &names, scn_filter, alphasort);
@@ -207,32 +231,41 @@ int real_programs_run(struct bench_opts *o, FILE *progress)
 			strerror(errno));
 		return -1;
 	}
-	o->real = model_zalloc((n ? n : 1) * sizeof(*o->real));
-	if (!o->real) {
-		fprintf(stderr, "cowctx bench: out of memory\n");
-		ret = -1;
-		n = 0;
-	}
 	for (i = 0; i < n; i++) {
-		struct real_result *r = &o->real[i];
-		size_t len = strlen(names[i]->d_name) - 4;
-
-		snprintf(r->name, sizeof(r->name), "%.*s",
-			 (int)(len < sizeof(r->name) ? len :
-			       sizeof(r->name) - 1), names[i]->d_name);
-		if (asprintf(&r->path, "%s/%s", o->real_dir,
-			     names[i]->d_name) < 0) {
-			r->path = NULL;
-			snprintf(r->error, sizeof(r->error), "out of memory");
+		if (!ret && asprintf(&path, "%s/%s", o->real_dir,
+				     names[i]->d_name) < 0)
+			ret = -ENOMEM;
+		else if (!ret) {
+			ret = real_programs_add(o, path);
+			free(path);
 		}
+		free(names[i]);
+	}
+	free(names);
+	if (ret)
+		fprintf(stderr, "cowctx bench: out of memory\n");
+	return ret ? -1 : 0;
+}
+
+int real_programs_run(struct bench_opts *o, FILE *progress)
+{
+	const struct rmap_ops *cow = o->nr_cols > 1 && cols_are_proposal(o) ?
+				     o->col_ops[1] :
+				     rmap_backend_find("cow_context");
+	int i, ret = 0;
+
+	if (o->real_dir && add_dir(o))
+		return -1;
+	for (i = 0; i < o->nr_real; i++) {
+		struct real_result *r = &o->real[i];
+
 		r->ops[REAL_ANON_VMA] = &anon_vma_rmap_ops;
 		r->ops[REAL_COW] = cow;
-		o->nr_real++;
 		if (progress)
 			fprintf(progress, "bench: real program %s\n", r->name);
-		if (r->path && cow)
+		if (cow)
 			measure(r);
-		else if (!cow)
+		else
 			snprintf(r->error, sizeof(r->error),
 				 "no COW context backend built");
 		if (r->error[0]) {
@@ -241,9 +274,6 @@ int real_programs_run(struct bench_opts *o, FILE *progress)
 			ret = -1;
 		}
 	}
-	for (i = 0; i < (n > 0 ? n : 0); i++)
-		free(names[i]);
-	free(names);
 	return ret;
 }
 

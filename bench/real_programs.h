@@ -35,11 +35,17 @@ struct real_result {
 };
 
 /*
- * Every DIR/\*.scn of o->real_dir, in name order, into o->real and
- * o->nr_real. A recording that cannot be replayed gets its error and
- * makes the return value -1; the others are still measured.
+ * The recordings added, then every DIR/\*.scn of o->real_dir (if set)
+ * in name order, into o->real and o->nr_real, measured. A recording
+ * that cannot be replayed gets its error and makes the return value
+ * -1; the others are still measured.
  */
 int real_programs_run(struct bench_opts *o, FILE *progress);
+/*
+ * @path, a recording named on the command line, as a row of the table
+ * before the directory's: 0, or -ENOMEM.
+ */
+int real_programs_add(struct bench_opts *o, const char *path);
 /* The report's section: the table, the Android row, the differences */
 void real_programs_section(FILE *f, const struct bench_opts *o);
 /* The table alone, markdown, for standard output */

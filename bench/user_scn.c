@@ -193,12 +193,30 @@ int workload_build(const struct workload_inst *inst, struct bench_prog *p)
 	return inst->w->build(p, inst->v);
 }
 
+/*
+ * exec, brk and the mapping flags of recordings have no op in the
+ * bench's programs; such a file is replayed statement by statement by
+ * the real programs table instead (bench/real_programs.c).
+ */
+static bool is_recording(const struct scenario *sc)
+{
+	int k;
+
+	for (k = 0; k < sc->nr; k++)
+		if (sc->stmts[k].kind == STMT_EXEC ||
+		    sc->stmts[k].kind == STMT_BRK ||
+		    (sc->stmts[k].kind == STMT_MMAP && sc->stmts[k].map_flags))
+			return true;
+	return false;
+}
+
 int scenario_inst(const char *path, const struct rmap_ops *baseline,
 		  struct workload_inst *inst)
 {
 	struct exec_state es = { 0 };
 	struct scenario sc;
 	struct model *m;
+	bool recording;
 	int ret;
 
 	/* it says FILE:LINE, or that the file cannot be read */
@@ -213,9 +231,12 @@ int scenario_inst(const char *path, const struct rmap_ops *baseline,
 	ret = scenario_exec(&es, &sc, m, stderr);
 	exec_state_release(&es);
 	model_destroy(m);
+	recording = is_recording(&sc);
 	scenario_free(&sc);
 	if (ret)
 		return -EINVAL;
+	if (recording)
+		return 1;
 	memset(inst, 0, sizeof(*inst));
 	inst->w = &bench_scenario;
 	inst->path = path;

@@ -98,4 +98,55 @@ printf 'proc Q\nQ touch 0x100000000000 4K write\n' > "$tmp/rec/bad.scn"
 [ $? = 1 ] && grep -q '^| bad | error: replay failed on anon_vma: .*bad.scn:2:' "$tmp/table"
 ok $? "a recording that does not replay: its error, exit 1" ||
 	diag_file "$tmp/table"
+
+# `cowctx bench FILE.scn` on a recording (exec, brk, `mmap any`, a shared
+# mapping: no bench op for them) gives its row of the real programs
+# table, the row `--real DIR` gives. At the fork: the heap's anon_vma
+# and chain, the child's anon_vma and its two chains (400 bytes); the
+# shared and the untouched mappings have none.
+mkdir -p "$tmp/one"
+cat > "$tmp/one/rec.scn" <<'EOF'
+proc P
+P exec brk=0x555500000000 mmap_base=0x7f0000000000
+P mmap 0x555400000000 8K r file=prog:0
+P brk 0x555500002000
+P touch 0x555500000000 8K write
+P mmap any 16K rw
+P mmap 0x7e0000000000 4K rw shared
+P touch 0x7e0000000000 4K write
+P fork C
+C touch 0x555500000000 4K write
+C exit
+recorded anon_vma=1 anon_vma_chain=1
+P exit
+recorded anon_vma=0 anon_vma_chain=0
+EOF
+"$COWCTX" bench --tiny "$tmp/one/rec.scn" --out "$tmp/onereport" \
+	> "$tmp/onetable" 2> "$tmp/err"
+ok $? "bench FILE.scn runs a recording" || diag_file "$tmp/err"
+! grep -q "cannot replay" "$tmp/err"
+ok $? "and does not refuse its exec, brk or mapping flags" ||
+	diag_file "$tmp/err"
+row=$(grep '^| rec |' "$tmp/onetable")
+diag "$row"
+[ "$(field 2)" = 14 ] && [ "$(field 3)" = 2 ] && [ "$(field 4)" = 8 ] &&
+	[ "$(field 5)" = $((2 * 104 + 3 * 64)) ] && [ "$(field 10)" = "3 / 1" ]
+ok $? "its row: statements, processes, VMAs, bytes, allocations per fork"
+echo "$row" | grep -q '| 2 of 2 points equal; end: model 0/0, kernel 0/0 |$'
+ok $? "its fidelity: both kernel counts met"
+"$COWCTX" bench --real "$tmp/one" --out "$tmp/onereport2" \
+	> "$tmp/dirtable" 2> "$tmp/err"
+[ "$(grep '^| rec |' "$tmp/dirtable")" = "$row" ]
+ok $? "the same row as bench --real DIR" || diag_file "$tmp/dirtable"
+grep -q '^## Real programs' "$tmp/onereport/report.md"
+ok $? "report.md has the real programs section"
+
+# refused by the model: FILE:LINE on stderr, exit 2, no report made
+printf 'proc P\nP exec\nP touch 0x555500000000 4K write\n' \
+	> "$tmp/badrec.scn"
+"$COWCTX" bench --tiny "$tmp/badrec.scn" --out "$tmp/badreport" \
+	> /dev/null 2> "$tmp/err"
+[ $? = 2 ] && grep -q "badrec.scn:3:" "$tmp/err" && [ ! -e "$tmp/badreport" ]
+ok $? "a recording the model refuses: FILE:LINE, exit 2, nothing written" ||
+	diag_file "$tmp/err"
 tap_done
