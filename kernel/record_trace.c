@@ -3,20 +3,13 @@
  * cowctx record's tracefs instance: the events that change a recorded
  * tree's memory (record_raw.c reads them).
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 
 #include "kernel/record.h"
 #include "kernel/tracefs.h"
 
-#define TRACEFS		"/sys/kernel/tracing"
 #define KMEM_FILTER	"name == \"anon_vma\" || name == \"anon_vma_chain\""
 /*
  * The rmap's own allocations (mm/rmap.c): anon_vma_chain's slab cache
@@ -77,30 +70,12 @@ int rec_trace_open(struct rec_trace *t, unsigned long buffer_kb, char *why,
 		   size_t whylen)
 {
 	char val[32], file[128];
-	int tries, i;
+	int i;
 
 	memset(t, 0, sizeof(*t));
-	if (access(TRACEFS "/instances", F_OK) &&
-	    (mount("tracefs", TRACEFS, "tracefs", 0, NULL) ||
-	     access(TRACEFS "/instances", F_OK))) {
-		say(why, whylen, "no tracefs at %s", TRACEFS);
+	if (tracefs_instance_create(t->dir, sizeof(t->dir), "cowctx-rec", why,
+				    whylen))
 		return -1;
-	}
-	for (tries = 0; tries < 100; tries++) {
-		snprintf(t->dir, sizeof(t->dir), "%s/instances/cowctx-rec-%d-%d",
-			 TRACEFS, (int)getpid(), tries);
-		if (!mkdir(t->dir, 0700))
-			break;
-		if (errno != EEXIST) {
-			say(why, whylen, "tracefs: mkdir %s: %s", t->dir,
-			    strerror(errno));
-			return -1;
-		}
-	}
-	if (tries == 100) {
-		say(why, whylen, "tracefs: no free instance name");
-		return -1;
-	}
 	t->created = true;
 	snprintf(val, sizeof(val), "%lu", buffer_kb);
 	/*
@@ -163,35 +138,16 @@ int rec_trace_start(struct rec_trace *t, pid_t pid, char *why,
 
 long rec_trace_lost(struct rec_trace *t)
 {
-	long lost = 0;
-	int cpu;
-
-	for (cpu = 0; cpu < 4096; cpu++) {
-		char file[64], buf[1024], *s;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		if (tget(t, file, buf, sizeof(buf)))
-			break;
-		s = strstr(buf, "overrun:");
-		if (s)
-			lost += strtol(s + 8, NULL, 10);
-		s = strstr(buf, "dropped events:");
-		if (s)
-			lost += strtol(s + 15, NULL, 10);
-	}
-	return lost;
+	return tracefs_lost(t->dir);
 }
 
 void rec_trace_close(struct rec_trace *t)
 {
 	char why[128];
-	int i;
 
 	if (!t->created)
 		return;
 	tset(t, "tracing_on", "0", why, sizeof(why));
-	/* the instance is busy while its events are being torn down */
-	for (i = 0; i < 1000 && rmdir(t->dir) && errno == EBUSY; i++)
-		usleep(1000);
+	tracefs_instance_remove(t->dir);
 	t->created = false;
 }

@@ -272,29 +272,33 @@ static void flush_touch(struct rec_writer *w)
 	w->touch.mm = NULL;
 }
 
+/* A line after any touch still held back; @count is what it adds to */
+static void vline(struct rec_writer *w, long *count,
+		  const char *fmt, va_list ap)
+{
+	flush_touch(w);
+	if (vfprintf(w->out, fmt, ap) < 0 && !w->error)
+		w->error = -EIO;
+	(*count)++;
+}
+
 /* One statement of @mm (or none: a statement of its own) */
 static void stmt(struct rec_writer *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	flush_touch(w);
 	va_start(ap, fmt);
-	if (vfprintf(w->out, fmt, ap) < 0 && !w->error)
-		w->error = -EIO;
+	vline(w, &w->st.statements, fmt, ap);
 	va_end(ap);
-	w->st.statements++;
 }
 
 static void comment(struct rec_writer *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	flush_touch(w);
 	va_start(ap, fmt);
-	if (vfprintf(w->out, fmt, ap) < 0 && !w->error)
-		w->error = -EIO;
+	vline(w, &w->st.comments, fmt, ap);
 	va_end(ap);
-	w->st.comments++;
 }
 
 static void touch(struct rec_writer *w, struct rmm *mm, unsigned long start,

@@ -103,34 +103,74 @@ static const char *tracefs_root(void)
 	return NULL;
 }
 
-int ktrace_open(struct ktrace *t, char *why, size_t whylen)
+/* A new instance named @prefix-PID-N; its path goes to @dir */
+int tracefs_instance_create(char *dir, size_t dirlen, const char *prefix,
+			    char *why, size_t whylen)
 {
-	const char *root;
+	const char *root = tracefs_root();
 	int tries;
 
-	memset(t, 0, sizeof(*t));
-	t->pipe_fd = -1;
-	root = tracefs_root();
 	if (!root) {
 		say(why, whylen, "no tracefs (mount -t tracefs nodev %s)",
 		    TRACEFS);
 		return -1;
 	}
 	for (tries = 0; tries < 100; tries++) {
-		snprintf(t->dir, sizeof(t->dir), "%s/instances/cowctx-%d-%d",
-			 root, (int)getpid(), tries);
-		if (!mkdir(t->dir, 0700))
-			break;
+		snprintf(dir, dirlen, "%s/instances/%s-%d-%d", root, prefix,
+			 (int)getpid(), tries);
+		if (!mkdir(dir, 0700))
+			return 0;
 		if (errno != EEXIST) {
-			say(why, whylen, "tracefs: mkdir %s: %s", t->dir,
+			say(why, whylen, "tracefs: mkdir %s: %s", dir,
 			    strerror(errno));
 			return -1;
 		}
 	}
-	if (tries == 100) {
-		say(why, whylen, "tracefs: no free instance name");
-		return -1;
+	say(why, whylen, "tracefs: no free instance name");
+	return -1;
+}
+
+/*
+ * An instance is busy while files are open in it or its events are being
+ * torn down (agents may still be dying): retry for up to a second.
+ */
+void tracefs_instance_remove(const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 1000 && rmdir(dir) && errno == EBUSY; i++)
+		usleep(1000);
+}
+
+/* Events the instance's per-CPU buffers overran or dropped */
+long tracefs_lost(const char *dir)
+{
+	long lost = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < 4096; cpu++) {
+		char file[64], buf[1024], *s;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		if (tracefs_read(dir, file, buf, sizeof(buf)))
+			break;
+		s = strstr(buf, "overrun:");
+		if (s)
+			lost += strtol(s + 8, NULL, 10);
+		s = strstr(buf, "dropped events:");
+		if (s)
+			lost += strtol(s + 15, NULL, 10);
 	}
+	return lost;
+}
+
+int ktrace_open(struct ktrace *t, char *why, size_t whylen)
+{
+	memset(t, 0, sizeof(*t));
+	t->pipe_fd = -1;
+	if (tracefs_instance_create(t->dir, sizeof(t->dir), "cowctx", why,
+				    whylen))
+		return -1;
 	t->created = true;
 	if (tset(t, "tracing_on", "0", why, whylen) ||
 	    tset(t, "buffer_size_kb", BUFFER_KB, why, whylen) ||
@@ -388,29 +428,12 @@ int ktrace_drain(struct ktrace *t, struct krunner *const *trees,
 
 long ktrace_lost(struct ktrace *t)
 {
-	long lost = 0;
-	int cpu;
-
-	for (cpu = 0; cpu < 4096; cpu++) {
-		char file[64], buf[1024], *s;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		if (tget(t, file, buf, sizeof(buf)))
-			break;
-		s = strstr(buf, "overrun:");
-		if (s)
-			lost += strtol(s + 8, NULL, 10);
-		s = strstr(buf, "dropped events:");
-		if (s)
-			lost += strtol(s + 15, NULL, 10);
-	}
-	return lost;
+	return tracefs_lost(t->dir);
 }
 
 void ktrace_close(struct ktrace *t)
 {
 	char why[128];
-	int i;
 
 	if (!t->created)
 		return;
@@ -420,9 +443,7 @@ void ktrace_close(struct ktrace *t)
 	if (t->pipe_fd >= 0)
 		close(t->pipe_fd);
 	t->pipe_fd = -1;
-	/* an instance with files open is busy: agents may still be dying */
-	for (i = 0; i < 1000 && rmdir(t->dir) && errno == EBUSY; i++)
-		usleep(1000);
+	tracefs_instance_remove(t->dir);
 	t->created = false;
 }
 

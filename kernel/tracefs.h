@@ -71,6 +71,10 @@ void tracefs_say(char *why, size_t len, const char *fmt, ...)
 int tracefs_write(const char *dir, const char *file, const char *val,
 		  char *why, size_t whylen);
 int tracefs_read(const char *dir, const char *file, char *buf, size_t len);
+int tracefs_instance_create(char *dir, size_t dirlen, const char *prefix,
+			    char *why, size_t whylen);
+void tracefs_instance_remove(const char *dir);
+long tracefs_lost(const char *dir);
 
 int ktrace_open(struct ktrace *t, char *why, size_t whylen);
 /*
