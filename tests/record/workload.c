@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,35 @@ static int wait_child(pid_t pid)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
 }
 
+/*
+ * Waits (up to 10 s) until the parent sleeps, in waitpid(): the parent's
+ * own faults on its way back from fork() (stack, libc's data) would
+ * otherwise interleave with the child's run of COW writes and cut the
+ * one touch a test expects in two.
+ */
+static void wait_parent_asleep(void)
+{
+	char path[64], buf[512], *state;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getppid());
+	for (i = 0; i < 10000; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		state = strrchr(buf, ')');
+		if (state && state[1] == ' ' && state[2] == 'S')
+			return;
+		usleep(1000);
+	}
+}
+
 /* A parent and a child share written pages, then each breaks COW */
 static int cow(void)
 {
@@ -56,6 +86,7 @@ static int cow(void)
 	if (pid < 0)
 		return fail("fork");
 	if (!pid) {
+		wait_parent_asleep();
 		fill(p, len / 2, 2);	/* COW: the child's own copies */
 		sink = p[len - PAGE];	/* still shared */
 		(void)sink;
