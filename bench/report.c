@@ -170,7 +170,7 @@ static void targets(FILE *f, const struct bench_opts *o,
 		"(bench/targets.c states them; realzygote and daemon are defined under Workloads and parameters below).\n\n");
 	fprintf(f, "Rmap bytes are counted the same way for every backend: its objects at their kernel sizes, and the fields it needs in "
 		"every vm_area_struct, times the VMAs (per-VMA fields: anon_vma's anon_vma_chain list_head and anon_vma pointer, "
-		"24 bytes in 6.12's include/linux/mm_types.h; the COW context's vm_anon_pgoff and its anonymous-state word, 16 bytes). "
+		"24 bytes in 6.12's include/linux/mm_types.h; the COW context's vm_anon_pgoff, its flags packed in, and the anon_vma slot holding anon_vma_id, 16 bytes). "
 		"The fields are a line of their own (vma_field_bytes); object counts and the kernel comparisons leave them out.\n\n");
 	fprintf(f, "| target | set in | result | figures (%s against %s) |\n|---|---|---|---|\n",
 		col_name(o, 1), col_name(o, 0));

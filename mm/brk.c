@@ -54,7 +54,7 @@ static int do_brk_flags(struct mm_struct *mm, struct vm_area_struct *brkvma,
 	vma->vm_start = addr;
 	vma->vm_end = addr + len;
 	vma->vm_pgoff = addr >> PAGE_SHIFT;
-	vma->vm_anon_pgoff = addr >> PAGE_SHIFT;
+	vma_set_anon_pgoff(vma, anon_page_index(addr));
 	vma->vm_flags = flags;
 	vma_link(mm, vma);
 out:

@@ -70,7 +70,7 @@ void mm_exit(struct mm_struct *mm)
 	set_current_mm(mm);
 	exit_mmap(mm);
 	rmap_mm_exit(mm);
-	model_free(mm->mm_mt.vmas);
+	vma_tree_destroy(mm);
 	list_del(&mm->mmlist);
 	m->nr_mms--;
 	model_free(mm);

@@ -19,6 +19,12 @@
 int vma_tree_reserve(struct mm_struct *mm, unsigned long extra);
 void vma_tree_insert(struct mm_struct *mm, struct vm_area_struct *vma);
 void vma_tree_remove(struct mm_struct *mm, struct vm_area_struct *vma);
+/* A linked VMA's new range: every range change goes through here */
+void vma_tree_set_range(struct vm_area_struct *vma, unsigned long start,
+			unsigned long end);
+void vma_tree_destroy(struct mm_struct *mm);
+/* model_bug() unless every key matches its VMA (see vma_tree.c) */
+void vma_tree_validate(struct mm_struct *mm, bool strict);
 struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
 struct vm_area_struct *vma_next(struct vm_area_struct *vma);
 struct vm_area_struct *vma_prev_of(struct mm_struct *mm, unsigned long addr);

@@ -5,10 +5,6 @@
 #include <cowctx/mm.h>
 #include "mm/internal.h"
 
-
-/* the largest regular file on 64-bit: LLONG_MAX bytes */
-#define MAX_LFS_FILESIZE	0x7fffffffffffffffUL
-
 bool range_in_user_space(unsigned long addr, unsigned long len)
 {
 	return len <= TASK_SIZE && addr <= TASK_SIZE - len;
@@ -107,7 +103,7 @@ static int mmap_region(struct mm_struct *mm, unsigned long addr,
 	vma->vm_start = addr;
 	vma->vm_end = addr + len;
 	vma->vm_pgoff = pgoff;
-	vma->vm_anon_pgoff = addr >> PAGE_SHIFT;
+	vma_set_anon_pgoff(vma, anon_page_index(addr));
 	vma->vm_flags = vm_flags;
 	vma->vm_file = file;
 	if (!file && (vm_flags & VM_SHARED)) {

@@ -34,6 +34,9 @@ void mmap_write_lock(struct mm_struct *mm)
 
 void mmap_write_unlock(struct mm_struct *mm)
 {
+	/* every change the writer made is complete: no overlap either */
+	if (vma_tree_debug)
+		vma_tree_validate(mm, true);
 	mm->mm_lock_seq++;
 	up_write(&mm->mmap_lock);
 }

@@ -34,7 +34,9 @@ static struct vm_area_struct *copy_vma(struct vm_area_struct **vmap,
 	};
 
 	/* the pages keep their anonymous offsets, as they keep vm_pgoff */
-	anon_pgoff = pgoff + (vma->vm_anon_pgoff - vma->vm_pgoff);
+	anon_pgoff = vma->anon_vma_id ?
+		     pgoff + (vma_anon_pgoff(vma) - vma->vm_pgoff) :
+		     anon_page_index(addr);
 	/* unfaulted anonymous memory may take a pgoff that merges better */
 	if (vma_is_anonymous(vma) && !vma->anon_vma)
 		pgoff = addr >> PAGE_SHIFT;
@@ -59,7 +61,7 @@ static struct vm_area_struct *copy_vma(struct vm_area_struct **vmap,
 		return NULL;
 	new_vma->vm_start = addr;
 	new_vma->vm_end = addr + len;
-	new_vma->vm_anon_pgoff = anon_pgoff;
+	vma_set_anon_pgoff(new_vma, anon_pgoff);
 	new_vma->vm_pgoff = pgoff;
 	if (rmap_vma_clone(new_vma, vma)) {
 		vm_area_free(new_vma);

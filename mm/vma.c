@@ -34,7 +34,8 @@ struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 	vma->vm_end = orig->vm_end;
 	vma->vm_flags = orig->vm_flags;
 	vma->vm_pgoff = orig->vm_pgoff;
-	vma->vm_anon_pgoff = orig->vm_anon_pgoff;
+	/* the offset only: the flags are the backend's state of @orig */
+	vma_set_anon_pgoff(vma, vma_anon_pgoff(orig));
 	vma->vm_file = orig->vm_file;
 	vma->anon_vma = orig->anon_vma;
 	vma->anon_vma_id = orig->anon_vma_id;
@@ -92,7 +93,8 @@ void remove_vma(struct vm_area_struct *vma)
  * instance checks after every statement that its real anon_vmas and
  * these numbers agree (scenario/layout.c). A kernel running the COW
  * context would keep the number in vma->anon_vma, a pointer it no longer
- * needs (a VMA's context is its mm's): no byte is added for it.
+ * needs (a VMA's context is its mm's); the slot is charged to it as its
+ * pointer is to anon_vma (COW_VMA_FIELD_BYTES).
  *
  * The same places keep vm_anon_pgoff consistent: every VMA sharing an
  * anon_vma_id has one difference vm_anon_pgoff - vm_pgoff (split, the
@@ -100,9 +102,14 @@ void remove_vma(struct vm_area_struct *vma)
  * lets merge (same anon_vma, contiguous vm_pgoff) have contiguous
  * anonymous offsets as well, and no merge rule changes for them. A VMA
  * without anon state has no anonymous page, so its vm_anon_pgoff may
- * change freely: it takes vm_start >> PAGE_SHIFT (no remap entry
+ * change freely: it takes anon_page_index(vm_start) (no remap entry
  * needed) when it gets a new anon_vma_id, and the difference of the VMA
- * whose anon_vma_id it takes otherwise.
+ * whose anon_vma_id it takes otherwise; until then, whenever its range
+ * changes, it is put back at anon_page_index(vm_start). That keeps every
+ * VMA's difference one that a first fault set, from an address and a
+ * valid vm_pgoff, which is what bounds the offsets (ANON_PGOFF_BIAS):
+ * an unfaulted VMA grown down, cut at the top and moved, again and
+ * again, would otherwise carry its offset down without end.
  */
 static unsigned long new_anon_vma_id(struct model *m, bool forked)
 {
@@ -113,7 +120,22 @@ static unsigned long new_anon_vma_id(struct model *m, bool forked)
 static unsigned long anon_pgoff_like(const struct vm_area_struct *from,
 				     unsigned long pgoff)
 {
-	return pgoff + (from->vm_anon_pgoff - from->vm_pgoff);
+	return pgoff + (vma_anon_pgoff(from) - from->vm_pgoff);
+}
+
+void vma_anon_pgoff_overflow(const struct vm_area_struct *vma,
+			     unsigned long pgoff)
+{
+	model_bug("VMA [%#lx, %#lx) vm_pgoff %#lx: anonymous offset %#lx "
+		  "reaches vm_anon_pgoff's flags", vma->vm_start, vma->vm_end,
+		  vma->vm_pgoff, pgoff);
+}
+
+void vma_anon_flags_bad(const struct vm_area_struct *vma,
+			unsigned long flags)
+{
+	model_bug("VMA [%#lx, %#lx): flags %#lx overlap the anonymous offset",
+		  vma->vm_start, vma->vm_end, flags);
 }
 
 /* anon_vma_compatible() (mm/vma.c): could @a and @b share an anon_vma? */
@@ -149,10 +171,10 @@ unsigned long anon_vma_id_prepare(struct vm_area_struct *vma)
 	if (!from && prev)
 		from = reusable(prev, prev, vma);
 	if (from) {
-		vma->vm_anon_pgoff = anon_pgoff_like(from, vma->vm_pgoff);
+		vma_set_anon_pgoff(vma, anon_pgoff_like(from, vma->vm_pgoff));
 		return from->anon_vma_id;
 	}
-	vma->vm_anon_pgoff = vma->vm_start >> PAGE_SHIFT;
+	vma_set_anon_pgoff(vma, anon_page_index(vma->vm_start));
 	return new_anon_vma_id(vma->vm_mm->model, false);
 }
 
@@ -177,9 +199,10 @@ static void adjust_end(struct vm_area_struct *vma)
 static void set_range(struct vm_area_struct *vma, unsigned long start,
 		      unsigned long end, unsigned long pgoff)
 {
-	vma->vm_anon_pgoff = anon_pgoff_like(vma, pgoff);
-	vma->vm_start = start;
-	vma->vm_end = end;
+	vma_set_anon_pgoff(vma, vma->anon_vma_id ?
+				anon_pgoff_like(vma, pgoff) :
+				anon_page_index(start));
+	vma_tree_set_range(vma, start, end);
 	vma->vm_pgoff = pgoff;
 }
 
@@ -222,7 +245,7 @@ int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below)
 	new->vm_start = new_below ? lo_start : hi_start;
 	new->vm_end = new_below ? hi_start : vma->vm_end;
 	new->vm_pgoff = linear_page_index(vma, new->vm_start);
-	new->vm_anon_pgoff = linear_anon_page_index(vma, new->vm_start);
+	vma_set_anon_pgoff(new, linear_anon_page_index(vma, new->vm_start));
 	err = clone_anon(new, vma);
 	if (err) {
 		vm_area_free(new);
@@ -319,17 +342,17 @@ static bool can_vma_merge_right(struct vma_merge_struct *vmg,
  */
 static int dup_anon_vma(struct vm_area_struct *dst, struct vm_area_struct *src)
 {
-	unsigned long anon_pgoff = dst->vm_anon_pgoff;
+	unsigned long anon_pgoff = vma_anon_pgoff(dst);
 	int err;
 
 	if (!src->anon_vma_id || dst->anon_vma_id)
 		return 0;
 	dst->anon_vma = src->anon_vma;
-	dst->vm_anon_pgoff = anon_pgoff_like(src, dst->vm_pgoff);
+	vma_set_anon_pgoff(dst, anon_pgoff_like(src, dst->vm_pgoff));
 	err = clone_anon(dst, src);
 	if (err) {
 		dst->anon_vma = NULL;
-		dst->vm_anon_pgoff = anon_pgoff;
+		vma_set_anon_pgoff(dst, anon_pgoff);
 		return err;
 	}
 	dst->anon_vma_id = src->anon_vma_id;

@@ -373,6 +373,13 @@ static void splice_out(struct cow_context *ctx)
 		CMM_STORE_SHARED(child->parent, parent);
 		moved++;
 	}
+	/*
+	 * Detached before ->siblings.next leads into the children: a walk
+	 * that climbed back into @ctx from them reads the flag after the
+	 * pointer, and goes back to where it came from (walk_parents_first()).
+	 */
+	CMM_STORE_SHARED(ctx->detached, true);
+	cmm_smp_wmb();
 	if (moved) {
 		first = ctx->children.next;
 		last = ctx->children.prev;
@@ -386,7 +393,6 @@ static void splice_out(struct cow_context *ctx)
 	} else {
 		list_del_rcu(&ctx->siblings);
 	}
-	CMM_STORE_SHARED(ctx->detached, true);
 	lock_touch(&parent->lock, (unsigned long)moved + 1);
 	spin_unlock(&ctx->lock);
 	spin_unlock(&parent->lock);
@@ -486,7 +492,7 @@ static int reserve_slot(struct cow_context *ctx, struct vm_area_struct *vma)
 	err = remap_tree_reserve(&ctx->remaps, 1);
 	if (err)
 		return err;
-	cow_vma_set_state(vma, st | COW_VMA_RESERVED);
+	vma_anon_flags_set(vma, COW_VMA_RESERVED);
 	return 0;
 }
 
@@ -499,18 +505,18 @@ static void release_slot(struct cow_context *ctx, struct vm_area_struct *vma)
 	remap_write_lock(ctx);
 	remap_tree_unreserve(&ctx->remaps);
 	remap_write_unlock(ctx);
-	cow_vma_set_state(vma, st & ~COW_VMA_RESERVED);
+	vma_anon_flags_clear(vma, COW_VMA_RESERVED);
 }
 
 static void set_lossy(struct cow_context *ctx, struct vm_area_struct *vma,
 		      bool lossy)
 {
-	unsigned long st = cow_vma_state(vma);
-
-	if (!!(st & COW_VMA_LOSSY) == lossy)
+	if (!!(cow_vma_state(vma) & COW_VMA_LOSSY) == lossy)
 		return;
-	cow_vma_set_state(vma, lossy ? st | COW_VMA_LOSSY :
-				       st & ~COW_VMA_LOSSY);
+	if (lossy)
+		vma_anon_flags_set(vma, COW_VMA_LOSSY);
+	else
+		vma_anon_flags_clear(vma, COW_VMA_LOSSY);
 	if (lossy)
 		ctx->nr_lossy++;
 	else
@@ -520,8 +526,6 @@ static void set_lossy(struct cow_context *ctx, struct vm_area_struct *vma,
 /* Make @vma's entry match what it should be, its fields being final. */
 static void sync_entry(struct cow_context *ctx, struct vm_area_struct *vma)
 {
-	unsigned long st;
-
 	if (!wants_entry(ctx, vma)) {
 		release_slot(ctx, vma);
 		set_lossy(ctx, vma, false);
@@ -539,14 +543,14 @@ static void sync_entry(struct cow_context *ctx, struct vm_area_struct *vma)
 		return;
 	}
 	remap_write_lock(ctx);
-	if (!remap_tree_insert(&ctx->remaps, vma->vm_anon_pgoff, vma_pages(vma),
+	if (!remap_tree_insert(&ctx->remaps, vma_anon_pgoff(vma), vma_pages(vma),
 			       vma_remap_offset(vma)))
 		cow_bug("mm %lu: two VMAs claim pgoff %#lx at offset %ld",
-			ctx->mm_id, vma->vm_anon_pgoff, vma_remap_offset(vma));
+			ctx->mm_id, vma_anon_pgoff(vma), vma_remap_offset(vma));
 	lock_touch(&ctx->remap_lock, 1);
 	remap_write_unlock(ctx);
-	st = cow_vma_state(vma) & ~COW_VMA_RESERVED;
-	cow_vma_set_state(vma, st | COW_VMA_ENTRY);
+	vma_anon_flags_clear(vma, COW_VMA_RESERVED);
+	vma_anon_flags_set(vma, COW_VMA_ENTRY);
 	set_lossy(ctx, vma, false);
 }
 
@@ -560,14 +564,16 @@ static void drop_entry(struct cow_context *ctx, struct vm_area_struct *vma,
 	if (!(st & COW_VMA_ENTRY))
 		return;
 	remap_write_lock(ctx);
-	if (!remap_tree_remove(&ctx->remaps, vma->vm_anon_pgoff, vma_pages(vma),
+	if (!remap_tree_remove(&ctx->remaps, vma_anon_pgoff(vma), vma_pages(vma),
 			       vma_remap_offset(vma), keep_slot))
 		cow_bug("mm %lu: VMA [%#lx, %#lx) pgoff %#lx lost its entry",
-			ctx->mm_id, vma->vm_start, vma->vm_end, vma->vm_anon_pgoff);
+			ctx->mm_id, vma->vm_start, vma->vm_end,
+			vma_anon_pgoff(vma));
 	lock_touch(&ctx->remap_lock, 1);
 	remap_write_unlock(ctx);
-	st &= ~COW_VMA_ENTRY;
-	cow_vma_set_state(vma, keep_slot ? st | COW_VMA_RESERVED : st);
+	vma_anon_flags_clear(vma, COW_VMA_ENTRY);
+	if (keep_slot)
+		vma_anon_flags_set(vma, COW_VMA_RESERVED);
 }
 
 /* vma_start_write(): a writer would wait for the walks reading it */
@@ -621,7 +627,7 @@ static int cow_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma)
 	int err = 0;
 
 	/* vm_area_dup() copied the parent's marker; this mm has its own */
-	cow_vma_set_state(vma, 0);
+	vma_anon_flags_clear(vma, VMA_ANON_FLAGS_MASK);
 	vma->anon_vma = pvma->anon_vma ? ctx : NULL;
 	if (vma->anon_vma && vma_remap_offset(vma))
 		err = reserve_slot(ctx, vma);
@@ -634,7 +640,7 @@ static void cow_vma_link(struct vm_area_struct *vma)
 {
 	struct cow_context *ctx = mm_cow_context(vma->vm_mm);
 
-	cow_vma_set_state(vma, cow_vma_state(vma) | COW_VMA_LINKED);
+	vma_anon_flags_set(vma, COW_VMA_LINKED);
 	sync_entry(ctx, vma);
 }
 
@@ -652,7 +658,7 @@ static void cow_vma_unlink(struct vm_area_struct *vma)
 	vma->anon_vma = NULL;
 	if ((cow_vma_state(vma) & COW_VMA_LINKED) &&
 	    vma_lookup(vma->vm_mm, vma->vm_start) != vma)
-		cow_vma_set_state(vma, cow_vma_state(vma) & ~COW_VMA_LINKED);
+		vma_anon_flags_clear(vma, COW_VMA_LINKED);
 }
 
 static void cow_vma_adjust_begin(struct vm_area_struct *vma)
@@ -782,13 +788,18 @@ static void cow_print_json(struct model *m, FILE *out)
 
 /*
  * What the COW context needs in every vm_area_struct, in place of
- * anon_vma's 24 bytes: vm_anon_pgoff, 8 bytes; and one word, 8 bytes,
- * that says the VMA has anonymous state (the model's vma->anon_vma,
- * which here only ever points at the mm's own context) and, in its low
- * bits, holds COW_VMA_ENTRY, _RESERVED and _LOSSY. The rest of
- * vma->rmap_private models what the kernel's VMA has anyway:
- * `detached` (COW_VMA_LINKED). Charged whether or not the slab object
- * grows.
+ * anon_vma's 24 bytes, two words:
+ *  - vm_anon_pgoff, 8 bytes: the anonymous page offset in its low 56
+ *    bits, COW_VMA_ENTRY, _RESERVED and _LOSSY in its top byte (and
+ *    COW_VMA_LINKED, which is the kernel VMA's `detached`), all read
+ *    and written through the accessors of <cowctx/mm_types.h>;
+ *  - the slot of the anon_vma pointer, 8 bytes, which holds
+ *    anon_vma_id (mm/vma.c): Linux's merge rules ask which VMAs of an
+ *    mm share an anon_vma, so a kernel keeping Linux's layouts keeps
+ *    that number, and its being nonzero is the VMA's anonymous state
+ *    (what the model's vma->anon_vma, the mm's context here, says).
+ *    anon_vma is charged that slot as its pointer; so is this backend.
+ * Charged whether or not the slab object grows.
  */
 #define COW_VMA_FIELD_BYTES	(8 + 8)
 

@@ -154,6 +154,7 @@ enum cow_walk_step {
 	COW_STEP_CANDIDATE,	/* between two candidates of one mm */
 	COW_STEP_MM_END,	/* an mm visited, remap_seq not checked */
 	COW_STEP_VMA_BUSY,	/* a VMA is write-locked: the walk waits */
+	COW_STEP_CLIMB,		/* ctx's subtree done, the way on not read */
 	NR_COW_WALK_STEPS,
 };
 
@@ -199,27 +200,24 @@ static inline struct cow_context *folio_cow_context(const struct folio *folio)
  */
 static inline long vma_remap_offset(const struct vm_area_struct *vma)
 {
-	return (long)(vma->vm_start >> PAGE_SHIFT) - (long)vma->vm_anon_pgoff;
+	/* both below 2^56 (<cowctx/mm_types.h>): the difference fits */
+	return (long)(anon_page_index(vma->vm_start) - vma_anon_pgoff(vma));
 }
 
 /*
- * Per-VMA flags in vma->rmap_private. The per-VMA lock the walk takes
- * is the model's own (<cowctx/mmap_lock.h>), as the kernel's is mm's.
+ * Per-VMA flags, in the high bits of the vm_anon_pgoff word, beside the
+ * offset they are about, so they cost no word of their own. The per-VMA
+ * lock the walk takes is the model's own (<cowctx/mmap_lock.h>), as the
+ * kernel's is mm's.
  */
-#define COW_VMA_LINKED		0x1UL	/* in its mm's tree */
-#define COW_VMA_ENTRY		0x2UL	/* owns a remap entry */
-#define COW_VMA_RESERVED	0x4UL	/* owns a reserved remap slot */
-#define COW_VMA_LOSSY		0x8UL	/* wants an entry, has none */
+#define COW_VMA_LINKED		VMA_ANON_FLAG(0)	/* in its mm's tree */
+#define COW_VMA_ENTRY		VMA_ANON_FLAG(1)	/* owns a remap entry */
+#define COW_VMA_RESERVED	VMA_ANON_FLAG(2)	/* owns a reserved slot */
+#define COW_VMA_LOSSY		VMA_ANON_FLAG(3)	/* wants an entry, has none */
 
 static inline unsigned long cow_vma_state(const struct vm_area_struct *vma)
 {
-	return (unsigned long)(uintptr_t)vma->rmap_private;
-}
-
-static inline void cow_vma_set_state(struct vm_area_struct *vma,
-				     unsigned long state)
-{
-	vma->rmap_private = (void *)(uintptr_t)state;
+	return vma_anon_flags(vma);
 }
 
 /* An inconsistency in the backend or in how it is called: stop loudly. */

@@ -47,11 +47,13 @@
  *    there has visited them, one before it will, one standing on it
  *    follows its ->siblings.next into them, and one standing on one of
  *    them climbs to the new parent and on to the contexts that followed
- *    the spliced one. Where the walk is relative to its root is a count
- *    of levels, not the root's address, which a new context may have
- *    once the unpinned root is freed (walk_parents_first()); if the
- *    root is spliced out, the walk goes on past it: more contexts than
- *    needed, none missed, none twice.
+ *    the spliced one; one that had climbed back into it from them goes
+ *    back to the child it came from, since ->siblings.next would lead
+ *    into them again (hole 8). Where the walk is relative to its root
+ *    is a count of levels, not the root's address, which a new context
+ *    may have once the unpinned root is freed (walk_parents_first());
+ *    if the root is spliced out, the walk goes on past it: more
+ *    contexts than needed, none missed, none twice.
  *
  * 3. An mm. The visit pins it (mmget_not_zero(): ->mm is cleared before
  *    exit_mmap() can run; hole 6), before any VMA is looked up, since
@@ -258,8 +260,8 @@ static bool visit_lossy(struct cow_walk *w, struct cow_context *ctx,
 		unsigned long addr;
 
 		if (!(cow_vma_state(vma) & COW_VMA_LOSSY) ||
-		    w->index < vma->vm_anon_pgoff ||
-		    w->index >= vma->vm_anon_pgoff + vma_pages(vma))
+		    w->index < vma_anon_pgoff(vma) ||
+		    w->index >= vma_anon_pgoff(vma) + vma_pages(vma))
 			continue;
 		addr = vma_anon_address(vma, w->index);
 		if (!visit_candidate(w, ctx, mm, addr, vma_remap_offset(vma)))
@@ -280,7 +282,8 @@ static bool visit_remaps(struct cow_walk *w, struct cow_context *ctx,
 		walk_step(w->inst, COW_STEP_CANDIDATE, ctx);
 		w->inst->walk.remap_candidates++;
 		if (!visit_candidate(w, ctx, mm,
-				     (w->index + offset) << PAGE_SHIFT, offset))
+				     (anon_index_page(w->index) + offset) <<
+				     PAGE_SHIFT, offset))
 			return false;
 	}
 	return true;
@@ -321,9 +324,10 @@ static bool visit_mm(struct cow_walk *w, struct cow_context *ctx,
 		seq = remap_seq_begin(ctx);
 		remapped = remap_tree_maybe_populated(&ctx->remaps);
 		walk_step(w->inst, COW_STEP_MM, ctx);
-		if (w->index < (TASK_SIZE >> PAGE_SHIFT))
+		if (anon_index_page(w->index) < (TASK_SIZE >> PAGE_SHIFT))
 			more = visit_candidate(w, ctx, mm,
-					       w->index << PAGE_SHIFT, 0);
+					       anon_index_page(w->index) <<
+					       PAGE_SHIFT, 0);
 		if (more && (w->inst->walk_flags & COW_WALK_POC_EARLY_STOP))
 			more = cow_poc_looks_further(w->folio);
 		if (more && remapped)
@@ -476,10 +480,28 @@ bool cow_walk_subtree_done(struct cow_walk *w, struct cow_context *cur)
  * has been visited, those before it too (they came first). Below 0
  * (the root and its old parent both spliced out): on to the top, as
  * before, more contexts than needed.
+ *
+ * Climbing into a context that is then spliced out: its ->siblings.next
+ * leads to its first child, right for a walk that stands on it before
+ * its children, wrong for one that climbed into it after them all: it
+ * would visit them again and report their mappings twice. So a walk
+ * that climbed into a context it finds detached goes back to the child
+ * it came from. That child was the last on the list it left, and the
+ * splice put the list in the context's place, in the context's
+ * parent's list, with what followed the context after it (and after
+ * any child forked since): the walk goes on from there, at the level
+ * it climbed to, which is now that child's. The flag is read after the
+ * way on: splice_out() publishes it before it redirects ->siblings.next.
+ * (A context spliced before the walk left its last child needs nothing:
+ * the child's ->parent and ->siblings.next already lead past it, and
+ * the walk's level is one too deep, which only visits more. If that
+ * child was spliced out too, nothing says where its old list ended:
+ * the walk takes the redirect, visiting some contexts twice rather
+ * than looping; the model's race tests splice one context per walk.)
  */
 static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 {
-	struct cow_context *cur = root, *next;
+	struct cow_context *cur = root, *next, *from;
 	int level = 0;
 
 	/*
@@ -500,16 +522,29 @@ static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 		if (next) {
 			level++;
 		} else {
+			/* the child the walk climbed from into cur, if it did */
+			from = NULL;
 			for (;;) {
-				struct cow_context *parent =
-					rcu_dereference(cur->parent);
+				struct cow_context *parent;
+
+				walk_step(w->inst, COW_STEP_CLIMB, cur);
+				parent = rcu_dereference(cur->parent);
 
 				if (!parent || (!level &&
 				    !CMM_LOAD_SHARED(cur->detached)))
 					return;
 				next = rcu_next_sibling(w, cur);
+				cmm_smp_rmb();
+				if (from && CMM_LOAD_SHARED(cur->detached) &&
+				    !CMM_LOAD_SHARED(from->detached)) {
+					/* spliced out behind the walk: see above */
+					cur = from;
+					from = NULL;
+					continue;
+				}
 				if (next)
 					break;
+				from = cur;
 				cur = parent;
 				level--;
 			}

@@ -6,8 +6,10 @@
  * An anonymous VMA keeps the pgoff it was created with when mremap moves
  * it, and a MAP_PRIVATE file VMA's pgoff is a file offset: for both, a
  * folio's index no longer says where it is mapped. Each such VMA (linked,
- * with anonymous state, offset = (vm_start >> PAGE_SHIFT) - vm_pgoff not
- * zero) owns exactly one entry here: [pgoff, pgoff_end) -> offset.
+ * with anonymous state, vma_remap_offset() not zero) owns exactly one
+ * entry here: [pgoff, pgoff_end) -> offset, pgoff being its anonymous
+ * page offset (vma_anon_pgoff()) and pgoff + offset its page number
+ * plus ANON_PGOFF_BIAS.
  *
  * One entry per VMA rather than the proof of concept's disjoint ranges
  * with a set of offsets each: the PoC must split and re-merge ranges (and

@@ -291,7 +291,7 @@ static struct vm_area_struct *pick_moved_vma(struct gen *g,
 		struct vm_area_struct *vma = mm->mm_mt.vmas[(start + i) % n];
 
 		if (vma->anon_vma &&
-		    vma->vm_start >> PAGE_SHIFT != vma->vm_anon_pgoff)
+		    anon_page_index(vma->vm_start) != vma_anon_pgoff(vma))
 			return vma;
 	}
 	return NULL;

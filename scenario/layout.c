@@ -129,7 +129,7 @@ id_table_enter(struct id_table *t, unsigned long key,
 
 static unsigned long anon_diff(const struct vm_area_struct *vma)
 {
-	return vma->vm_anon_pgoff - vma->vm_pgoff;
+	return vma_anon_pgoff(vma) - vma->vm_pgoff;
 }
 
 static const char *check_vma(struct mm_struct *mm,

@@ -4,11 +4,24 @@
 #define COWCTX_TAP_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static int tap_count;
 static int tap_failed;
+
+/*
+ * Every unit test runs the model with the VMA tree's keys checked
+ * against the VMAs after each change (mm/vma_tree.c): a writer that
+ * moves a VMA's edge behind the tree's back fails where it does so.
+ */
+extern bool vma_tree_debug;
+
+__attribute__((constructor)) static void tap_model_debug(void)
+{
+	vma_tree_debug = true;
+}
 
 static inline void tap_plan(int n)
 {

@@ -166,15 +166,20 @@ struct vm_area_struct {
 	/* anon: vm_start >> PAGE_SHIFT at creation, kept across moves */
 	unsigned long vm_pgoff;
 	/*
-	 * The page offset of the VMA's anonymous pages, whatever it maps:
-	 * vm_start >> PAGE_SHIFT when it first gets anonymous state,
+	 * One word, two things. Its low VMA_ANON_PGOFF_BITS: the page
+	 * offset of the VMA's anonymous pages, whatever it maps:
+	 * anon_page_index(vm_start) when it first gets anonymous state,
 	 * carried by split, merge and mremap as vm_pgoff is. Unlike
 	 * vm_pgoff it is not a file offset, so a private file VMA that
 	 * never moved maps its anonymous pages linearly. Only the
 	 * cow_context backend indexes folios by it (anon_vma and scan use
-	 * vm_pgoff, as Linux does); see mm/vma.c for how it is kept.
+	 * vm_pgoff, as Linux does); see mm/vma.c for how it is kept. Its
+	 * high bits: the backend's per-VMA flags (VMA_ANON_FLAG()), so
+	 * that state costs no word of its own. Private: only the
+	 * accessors below touch it, so no arithmetic on the offset can
+	 * reach the flags.
 	 */
-	unsigned long vm_anon_pgoff;
+	unsigned long __vm_anon_pgoff;
 	struct file *vm_file;
 	/*
 	 * The backend's per-VMA anonymous state. For the anon_vma backend
@@ -201,10 +206,15 @@ struct vm_area_struct {
 
 /*
  * The mm's VMA tree: a sorted array of VMAs (the maple tree's leaves,
- * flattened). Lookup is a binary search; iteration is by index.
+ * flattened). Lookup is a binary search; iteration is by index. Each
+ * VMA's range is kept beside it, as the maple tree keeps its pivots in
+ * its nodes, so a lookup compares keys and touches no VMA: ends[i] and
+ * starts[i] are vmas[i]'s vm_end and vm_start, always (mm/vma_tree.c).
  */
 struct vma_tree {
 	struct vm_area_struct **vmas;
+	unsigned long *ends;
+	unsigned long *starts;
 	unsigned long nr;
 	unsigned long capacity;
 };
@@ -361,11 +371,121 @@ static inline unsigned long linear_page_index(const struct vm_area_struct *vma,
 	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
 }
 
+/*
+ * vm_anon_pgoff's word: the offset below, eight flag bits above. The
+ * offset needs 53 bits, not 64 - PAGE_SHIFT: a VMA's anonymous offsets
+ * keep the difference to vm_pgoff they had at its first fault (mm/vma.c),
+ * vm_pgoff is a file offset of up to MAX_LFS_FILESIZE >> PAGE_SHIFT
+ * (2^51 - 1) pages, and that first fault set the offset from an address.
+ * So one VMA's offsets can lie 2^51 pages below or above an address's.
+ * ANON_PGOFF_BIAS moves them all up by 2^51, so none is negative; the
+ * largest is then below 2^52 + 2^35, which the assertion below checks.
+ */
+/* the largest regular file on 64-bit: LLONG_MAX bytes */
+#define MAX_LFS_FILESIZE	0x7fffffffffffffffUL
+#define MAX_FILE_PGOFF		(MAX_LFS_FILESIZE >> PAGE_SHIFT)
+#define ANON_PGOFF_BIAS		(MAX_FILE_PGOFF + 1)
+#define VMA_ANON_FLAG_BITS	8
+#define VMA_ANON_PGOFF_BITS	(64 - VMA_ANON_FLAG_BITS)
+#define VMA_ANON_PGOFF_MASK	((1UL << VMA_ANON_PGOFF_BITS) - 1)
+#define VMA_ANON_FLAGS_MASK	(~VMA_ANON_PGOFF_MASK)
+/* flag @n (0..7) of the word, for the backend that owns the VMA's rmap */
+#define VMA_ANON_FLAG(n)	(1UL << (VMA_ANON_PGOFF_BITS + (n)))
+
+/*
+ * Smallest: a page at file offset 0 of a VMA first faulted at address 0
+ * with vm_pgoff MAX_FILE_PGOFF. Largest: the reverse, one page past the
+ * end of the largest file, first faulted at the top of user space.
+ */
+_Static_assert(ANON_PGOFF_BIAS >= MAX_FILE_PGOFF,
+	       "an anonymous page offset can be negative");
+_Static_assert(ANON_PGOFF_BIAS + MAX_FILE_PGOFF + 1 +
+	       (TASK_SIZE >> PAGE_SHIFT) <= VMA_ANON_PGOFF_MASK,
+	       "an anonymous page offset can reach vm_anon_pgoff's flags");
+_Static_assert(sizeof(unsigned long) == 8, "vm_anon_pgoff is one 8-byte word");
+
+/* The anonymous page offset a page first given anon state at @address gets */
+static inline unsigned long anon_page_index(unsigned long address)
+{
+	return (address >> PAGE_SHIFT) + ANON_PGOFF_BIAS;
+}
+
+/*
+ * The page number (address >> PAGE_SHIFT) at which anonymous page offset
+ * @index sits if it has not moved; the caller checks it is in user space
+ */
+static inline unsigned long anon_index_page(unsigned long index)
+{
+	return index - ANON_PGOFF_BIAS;
+}
+
+/*
+ * The word is read and written whole and at once (READ_ONCE() and
+ * WRITE_ONCE() in a kernel): a walk may read the offset while a first
+ * fault sets a flag, and must never see half of either. The offset's
+ * writers hold the VMA's write lock; the flags' writers hold the mmap
+ * lock for write, or are anon_prepare under the fault's own
+ * serialisation (__anon_vma_prepare()'s page_table_lock), so two writes
+ * of the word never race.
+ */
+static inline unsigned long vma_anon_word(const struct vm_area_struct *vma)
+{
+	return __atomic_load_n(&vma->__vm_anon_pgoff, __ATOMIC_RELAXED);
+}
+
+static inline void vma_anon_word_set(struct vm_area_struct *vma,
+				     unsigned long word)
+{
+	__atomic_store_n(&vma->__vm_anon_pgoff, word, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long vma_anon_pgoff(const struct vm_area_struct *vma)
+{
+	return vma_anon_word(vma) & VMA_ANON_PGOFF_MASK;
+}
+
+void vma_anon_pgoff_overflow(const struct vm_area_struct *vma,
+			     unsigned long pgoff);
+
+/* Set the offset, keeping the flags; one that does not fit is a bug */
+static inline void vma_set_anon_pgoff(struct vm_area_struct *vma,
+				      unsigned long pgoff)
+{
+	if (pgoff & VMA_ANON_FLAGS_MASK)
+		vma_anon_pgoff_overflow(vma, pgoff);
+	vma_anon_word_set(vma, (vma_anon_word(vma) & VMA_ANON_FLAGS_MASK) |
+			       pgoff);
+}
+
+static inline unsigned long vma_anon_flags(const struct vm_area_struct *vma)
+{
+	return vma_anon_word(vma) & VMA_ANON_FLAGS_MASK;
+}
+
+void vma_anon_flags_bad(const struct vm_area_struct *vma,
+			unsigned long flags);
+
+static inline void vma_anon_flags_set(struct vm_area_struct *vma,
+				      unsigned long flags)
+{
+	if (flags & VMA_ANON_PGOFF_MASK)
+		vma_anon_flags_bad(vma, flags);
+	vma_anon_word_set(vma, vma_anon_word(vma) | flags);
+}
+
+static inline void vma_anon_flags_clear(struct vm_area_struct *vma,
+					unsigned long flags)
+{
+	if (flags & VMA_ANON_PGOFF_MASK)
+		vma_anon_flags_bad(vma, flags);
+	vma_anon_word_set(vma, vma_anon_word(vma) & ~flags);
+}
+
 /* The anonymous page offset of the page at @address in @vma */
 static inline unsigned long linear_anon_page_index(const struct vm_area_struct *vma,
 						   unsigned long address)
 {
-	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_anon_pgoff;
+	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma_anon_pgoff(vma);
 }
 
 /*
@@ -382,7 +502,7 @@ static inline unsigned long vma_pgoff_address(const struct vm_area_struct *vma,
 static inline unsigned long vma_anon_address(const struct vm_area_struct *vma,
 					     unsigned long index)
 {
-	return vma->vm_start + ((index - vma->vm_anon_pgoff) << PAGE_SHIFT);
+	return vma->vm_start + ((index - vma_anon_pgoff(vma)) << PAGE_SHIFT);
 }
 
 #endif /* COWCTX_MM_TYPES_H */

@@ -78,13 +78,13 @@ static const char *cc_validate_remaps(struct mm_struct *mm)
 		want++;
 		if (!(st & COW_VMA_ENTRY))
 			return cc_fail("mm %s: VMA %#lx pgoff %#lx lacks its entry",
-				       mm->comm, vma->vm_start, vma->vm_anon_pgoff);
+				       mm->comm, vma->vm_start, vma_anon_pgoff(vma));
 		for (i = 0; i < remap_tree_nr(&ctx->remaps); i++) {
 			const struct remap_entry *e =
 				remap_tree_entry(&ctx->remaps, i);
 
-			if (remap_entry_pgoff(e) == vma->vm_anon_pgoff &&
-			    remap_entry_end(e) == vma->vm_anon_pgoff + vma_pages(vma) &&
+			if (remap_entry_pgoff(e) == vma_anon_pgoff(vma) &&
+			    remap_entry_end(e) == vma_anon_pgoff(vma) + vma_pages(vma) &&
 			    e->offset == vma_remap_offset(vma))
 				found = true;
 		}

@@ -17,7 +17,9 @@
  *     deadlock), and a try-walker must give up and say so;
  *  6. the walk's visit of an mm must pin it (mmget_not_zero());
  *  7. context references taken from two threads at once must not be
- *     lost (atomic counts).
+ *     lost (atomic counts);
+ *  8. exit splicing a context out while the walk climbs out of its last
+ *     child or back into it: every mapping once, none lost.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -341,6 +343,125 @@ static void mm_pin(void)
 	cc_run_end(&r);
 }
 
+/* 8: a splice while the walk climbs out of a context's children */
+struct climb {
+	struct cc_run *r;
+	const char *victim;	/* the process that exits */
+	const char *at;		/* at the climb step of this one's context */
+	struct cow_context *at_ctx;
+	bool done, spliced;
+	int nr;
+	unsigned long mm_id[16], addr[16];
+};
+
+static void exit_proc(struct exec_state *es, const char *name)
+{
+	int i;
+
+	for (i = 0; i < es->nr_procs; i++)
+		if (!strcmp(es->procs[i].name, name)) {
+			mm_exit(es->procs[i].mm);
+			es->procs[i] = es->procs[--es->nr_procs];
+			return;
+		}
+}
+
+static void at_climb(struct cow_instance *inst, enum cow_walk_step step,
+		     struct cow_context *ctx, void *data)
+{
+	struct climb *c = data;
+	struct cow_context *victim;
+
+	(void)inst;
+	if (c->done || step != COW_STEP_CLIMB || ctx != c->at_ctx)
+		return;
+	c->done = true;
+	victim = mm_cow_context(exec_find_proc(&c->r->es, c->victim)->mm);
+	exit_proc(&c->r->es, c->victim);
+	/* still readable: the walk is inside RCU */
+	c->spliced = CMM_LOAD_SHARED(victim->detached);
+}
+
+static bool note_climb(struct folio *folio, struct vm_area_struct *vma,
+		       unsigned long address, void *arg)
+{
+	struct climb *c = arg;
+
+	(void)folio;
+	if (c->nr < 16) {
+		c->mm_id[c->nr] = vma->vm_mm->id;
+		c->addr[c->nr] = address;
+	}
+	c->nr++;
+	return true;
+}
+
+/* How often the walk reported (@mm, @addr) */
+static int times_found(const struct climb *c, struct mm_struct *mm,
+		       unsigned long addr)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->nr && i < 16; i++)
+		n += c->mm_id[i] == mm->id && c->addr[i] == addr;
+	return n;
+}
+
+/*
+ * P's folio is mapped by P, C, its children G1 and G2, and D; C's own
+ * folio by C, G1 and G2. C exits as the walk stands on G2 with C's
+ * children done (climbing out), or on C again after them (climbing
+ * in): C's children then sit where C was, and C's ->siblings.next
+ * leads to G1, which the walk has visited.
+ */
+static void splice_climb(const char *what, unsigned long addr,
+			 const char *at)
+{
+	static const char text[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 16K write\n"
+		"P fork C\n"
+		"C touch 0x100000001000 4K write\n"
+		"C fork G1\n"
+		"C fork G2\n"
+		"P fork D\n";
+	struct cc_run r = { 0 };
+	struct climb c = { .r = &r, .victim = "C", .at = at };
+	struct rmap_walk_control rwc = { .rmap_one = note_climb, .arg = &c };
+	struct mm_struct *mms[16];
+	unsigned long addrs[16];
+	struct folio *folio;
+	int i, n, lost = 0, twice = 0;
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "climb", text, stderr) < 0 ||
+	    r.ret) {
+		ok(0, "%s: scenario builds", what);
+		return;
+	}
+	folio = folio_at(exec_find_proc(&r.es, "C")->mm, addr);
+	c.at_ctx = mm_cow_context(exec_find_proc(&r.es, at)->mm);
+	folio_get(folio);
+	cow_instance(r.m)->walk_step = at_climb;
+	cow_instance(r.m)->walk_step_data = &c;
+	rmap_walk(folio, &rwc);
+	cow_instance(r.m)->walk_step = NULL;
+	n = cc_mappings(r.m, folio, mms, addrs, 16);
+	for (i = 0; i < n; i++) {
+		lost += !times_found(&c, mms[i], addrs[i]);
+		twice += times_found(&c, mms[i], addrs[i]) > 1;
+	}
+	ok(c.done && c.spliced && n >= 2,
+	   "%s: C exited and was spliced out at the climb step of %s's context, %d mappings left",
+	   what, at, n);
+	ok(!lost && !twice && c.nr <= n + 1,
+	   "%s: every mapping reported once, none lost (%d reports, %d mappings after, %d lost, %d twice)",
+	   what, c.nr, n, lost, twice);
+	folio_put(folio);
+	cc_exit_all(&r);
+	cc_run_end(&r);
+}
+
 /* 7: references from two threads */
 #define HAMMER	2000000
 
@@ -408,6 +529,12 @@ int main(void)
 	vma_busy(false);
 	vma_busy(true);
 	mm_pin();
+	splice_climb("P's folio, climbing out of the last child", BASE, "G2");
+	splice_climb("P's folio, climbing back into the context", BASE, "C");
+	splice_climb("the root's folio, climbing out of the last child",
+		     BASE + 0x1000, "G2");
+	splice_climb("the root's folio, climbing back into the root",
+		     BASE + 0x1000, "C");
 	atomic_counts();
 	return tap_done();
 }

@@ -31,7 +31,6 @@ int main(void)
 	struct check_stats cs = { .max_report = 3 };
 	struct vm_area_struct *vma;
 	struct folio *folio;
-	unsigned long st;
 
 	ok(!do_mmap(mm, OLD, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE, NULL, 0) &&
 	   !handle_access(mm, OLD, true) &&
@@ -46,8 +45,7 @@ int main(void)
 	/* a resize begins: the entry becomes a reserved slot... */
 	ops->vma_adjust_begin(vma);
 	/* ...which we take away, so the array goes too */
-	st = cow_vma_state(vma);
-	cow_vma_set_state(vma, st & ~COW_VMA_RESERVED);
+	vma_anon_flags_clear(vma, COW_VMA_RESERVED);
 	remap_tree_unreserve(&ctx->remaps);
 	ok(!remap_tree_maybe_populated(&ctx->remaps), "no slot left, no node");
 	alloc_fail_nth = 1;

@@ -531,7 +531,9 @@ static void poc_order(void)
 /*
  * The walk's own step hook (cow_instance->walk_step) marks every point
  * where another CPU may act: after the folio's context is read, before
- * each context, when an mm is pinned, between two candidates. A trial
+ * each context, when an mm is pinned, between two candidates, and at
+ * each step of climbing out of a finished subtree (an exit there splices
+ * out a context the walk is leaving or has climbed back into). A trial
  * lets the walk run to its k-th step, runs one writer there, and lets
  * the walk finish; for every k, every writer and every process. A
  * writer that would wait for the walk (exit of the mm the walk pins)
@@ -871,8 +873,11 @@ static void steps_one(const char *text, unsigned long seed, unsigned long pfn,
 		st->acted++;
 		st->per_writer[t.w]++;
 	}
-	if (t.found.dup)
-		st->dup++;
+	if (t.found.dup && !st->dup++ && !st->first[0])
+		snprintf(st->first, sizeof(st->first),
+			 "seed %lu: pfn %lu, %s by proc %d at walk step %d (fork point %d): a mapping reported twice",
+			 seed, pfn, writer_name[t.w], t.target, t.k,
+			 t.fork_point);
 	for (i = 0; i < before.nr; i++) {
 		const struct mapping *p = &before.v[i];
 

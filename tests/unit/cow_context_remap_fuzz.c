@@ -269,12 +269,12 @@ static int dense_want(struct mm_struct *mm, unsigned long first,
 	int n = 0, i, k, got = 0;
 
 	for_each_vma(mm, vma, j) {
-		unsigned long end = vma->vm_anon_pgoff + vma_pages(vma) - 1;
+		unsigned long end = vma_anon_pgoff(vma) + vma_pages(vma) - 1;
 
 		if (vma->anon_vma != ctx || !vma_remap_offset(vma) ||
-		    vma->vm_anon_pgoff > last || end < first || n == 4096)
+		    vma_anon_pgoff(vma) > last || end < first || n == 4096)
 			continue;
-		keys[n++] = (struct dense_key){ vma->vm_anon_pgoff, end,
+		keys[n++] = (struct dense_key){ vma_anon_pgoff(vma), end,
 						vma_remap_offset(vma) };
 	}
 	qsort(keys, (size_t)n, sizeof(keys[0]), dense_key_cmp);
@@ -377,7 +377,7 @@ static void dense_mm(void)
 
 			dense_op(m, mm);
 			for (k = 0; k < 4; k++) {
-				unsigned long first = (BASE >> PAGE_SHIFT) +
+				unsigned long first = anon_page_index(BASE) +
 						      rnd(DENSE_SPAN);
 				unsigned long last = first +
 						     (rnd(2) ? 0 : rnd(64));

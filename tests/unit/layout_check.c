@@ -155,10 +155,10 @@ static void test_anon_vma_ids(void)
 	c->anon_vma_id = 0;
 
 	a = vma_at(mm, B);
-	a->vm_anon_pgoff += 1;
+	vma_set_anon_pgoff(a, vma_anon_pgoff(a) + 1);
 	ok(anon_vma_id_check(m) == NULL,
 	   "one VMA of an id may have any anonymous offset");
-	a->vm_anon_pgoff -= 1;
+	vma_set_anon_pgoff(a, vma_anon_pgoff(a) - 1);
 	model_destroy(m);
 }
 
@@ -174,10 +174,10 @@ static void test_anon_pgoff_shared(void)
 	do_mprotect(mm, B + P, P, PROT_READ);
 	ok(anon_vma_id_check(m) == NULL, "a split keeps the offsets");
 	a = vma_at(mm, B + P);
-	a->vm_anon_pgoff += 1;
+	vma_set_anon_pgoff(a, vma_anon_pgoff(a) + 1);
 	ok(anon_vma_id_check(m) != NULL,
 	   "a split half with another anonymous offset is caught");
-	a->vm_anon_pgoff -= 1;
+	vma_set_anon_pgoff(a, vma_anon_pgoff(a) - 1);
 	model_destroy(m);
 }
 

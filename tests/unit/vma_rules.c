@@ -208,19 +208,19 @@ static void test_anon_pgoff(void)
 	struct mm_struct *mm = fresh("cow_context");
 	struct file *f = model_file(m, "f");
 	struct vm_area_struct *a, *b;
-	unsigned long base = B >> PAGE_SHIFT;
+	unsigned long base = anon_page_index(B);
 
 	do_mmap(mm, B + 10 * P, P, PROT_READ | PROT_WRITE, f, 0);
 	handle_access(mm, B + 10 * P, true);
 	a = vma_lookup(mm, B + 10 * P);
-	is_long(a->vm_anon_pgoff, base + 10,
+	is_long(vma_anon_pgoff(a), base + 10,
 		"a file VMA's anonymous pages are indexed by address");
 	is_long(a->vm_pgoff, 0, "its vm_pgoff stays the file offset");
 
 	is_long(do_mremap(mm, B + 10 * P, P, P, MREMAP_MAYMOVE | MREMAP_FIXED,
 			  B), 0, "move it");
 	a = vma_lookup(mm, B);
-	is_long(a->vm_anon_pgoff, base + 10,
+	is_long(vma_anon_pgoff(a), base + 10,
 		"moved, it keeps its anonymous offset");
 
 	/* B: the next file page, executable too, beside A */
@@ -230,13 +230,13 @@ static void test_anon_pgoff(void)
 	b = vma_lookup(mm, B + P);
 	ok(b->anon_vma_id == a->anon_vma_id,
 	   "a first fault beside a compatible VMA shares its anon_vma");
-	is_long(b->vm_anon_pgoff, base + 11,
+	is_long(vma_anon_pgoff(b), base + 11,
 		"and takes that VMA's anonymous offsets");
 	is_long(do_mprotect(mm, B + P, P, PROT_READ | PROT_WRITE), 0,
 		"mprotect it like A");
 	ok(layout_is(mm, "0-2 rw"), "the two merge, as Linux's do");
 	a = vma_lookup(mm, B);
-	is_long(a->vm_anon_pgoff, base + 10, "at A's anonymous offset");
+	is_long(vma_anon_pgoff(a), base + 10, "at A's anonymous offset");
 
 	/* an unfaulted file VMA moved, then faulted: no offset to keep */
 	do_mmap(mm, B + 20 * P, P, PROT_READ | PROT_WRITE, f, 7 * P);
@@ -244,13 +244,13 @@ static void test_anon_pgoff(void)
 		  B + 30 * P);
 	handle_access(mm, B + 30 * P, true);
 	a = vma_lookup(mm, B + 30 * P);
-	is_long(a->vm_anon_pgoff, base + 30,
+	is_long(vma_anon_pgoff(a), base + 30,
 		"moved before its first fault, it is indexed where it is");
 	is_long(mm->mm_mt.nr, 2, "two VMAs");
 	is_long(live_objects(RMAP_VMA_FIELDS), 2,
 		"cow_context counts its fields in each VMA");
 	is_long(m->acct.field_bytes, 2 * 16,
-		"16 bytes each: vm_anon_pgoff and its anonymous-state word");
+		"16 bytes each: vm_anon_pgoff's word and the anon_vma_id slot");
 }
 
 static void test_munmap_split(void)
