@@ -5,7 +5,8 @@
 # interleave on the same console, so every line of ours is tagged), then
 # powers the guest off. Kernel command-line words KEY=value arrive here
 # as environment variables: TESTS (comma-separated selftests in /st), TMO
-# (seconds each may take), STORM_SECS (how long cowctx-storm runs; its
+# (seconds each may take, unless /st/selftests.tab gives its runs their
+# own arguments and limits), STORM_SECS (how long cowctx-storm runs; its
 # limit is that plus TMO, since it stops by itself) and COWCTX_BREAK=1,
 # which turns on the COW walk's debug knob that loses forked children's
 # mappings, to show that the shadow check fails such a walk.
@@ -57,24 +58,53 @@ shadow_stats() {
 	done
 }
 
+# The runs of test $1, one "LIMIT [ARGUMENT...]" line each: its lines in
+# selftests.tab (the file says why each is there), or else one run with no
+# argument under TMO.
+runs_of() {
+	r=$(sed -n "s/^$1[[:space:]][[:space:]]*//p" selftests.tab 2> /dev/null)
+	echo "${r:-${TMO:-600}}"
+}
+
 cd /st || exit 1
 for t in $tests; do
-	s=$(cut -d' ' -f1 /proc/uptime)
-	tmo=${TMO:-600}
-	[ "$t" = cowctx-storm ] && tmo=$((tmo + ${STORM_SECS:-30}))
-	timeout "$tmo" "./$t" > "/tmp/$t.out" 2>&1
-	rc=$?
-	e=$(cut -d' ' -f1 /proc/uptime)
-	echo "GUEST-DIAG $t: rc=$rc, $s..$e s guest uptime"
-	grep -E '^# Totals|^not ok|Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child)' \
-		"/tmp/$t.out" | head -40 | sed "s/^/GUEST-DIAG $t: /"
-	case $rc in
-	0)	result 0 "$t" ;;
-	# kselftest's KSFT_SKIP: the test decided it cannot run here.
-	4)	result 0 "$t" "SKIP $(grep -m1 -i skip "/tmp/$t.out")" ;;
-	*)	tail -30 "/tmp/$t.out" | sed "s/^/GUEST-DIAG $t: /"
-		result 1 "$t" ;;
-	esac
+	n=0
+	fails=0
+	skips=0
+	while read -r tmo args; do
+		n=$((n + 1))
+		[ "$t" = cowctx-storm ] && tmo=$((tmo + ${STORM_SECS:-30}))
+		s=$(cut -d' ' -f1 /proc/uptime)
+		# The table's arguments are split into words, never globbed.
+		set -f
+		timeout "$tmo" "./$t" $args < /dev/null > "/tmp/$t.out" 2>&1
+		rc=$?
+		set +f
+		e=$(cut -d' ' -f1 /proc/uptime)
+		echo "GUEST-DIAG $t${args:+ $args}: rc=$rc, $s..$e s guest uptime (limit $tmo s)"
+		grep -E '^# Totals|^not ok|^Testing |Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child|corpus)' \
+			"/tmp/$t.out" | grep -v '^# corpus: [0-9]' | head -40 |
+			sed "s/^/GUEST-DIAG $t: /"
+		# a summary comes last and must survive the cut above
+		grep '^# corpus: [0-9]' "/tmp/$t.out" | sed "s/^/GUEST-DIAG $t: /"
+		case $rc in
+		0)	;;
+		# kselftest's KSFT_SKIP: the test decided it cannot run here.
+		4)	skips=$((skips + 1))
+			skip=$(grep -m1 -i skip "/tmp/$t.out") ;;
+		*)	tail -30 "/tmp/$t.out" | sed "s/^/GUEST-DIAG $t: /"
+			fails=$((fails + 1)) ;;
+		esac
+	done <<-EOF
+	$(runs_of "$t")
+	EOF
+	if [ "$fails" -gt 0 ]; then
+		result 1 "$t" "$fails of $n runs failed"
+	elif [ "$skips" = "$n" ]; then
+		result 0 "$t" "SKIP $skip"
+	else
+		result 0 "$t"
+	fi
 	shadow_stats
 done
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Usage: mkinitramfs.sh GEN_INIT_CPIO OUT.cpio SELFTEST_DIR TEST...
 # The guest's whole userspace: static busybox, guest/init.sh as /init and
-# the static selftests under /st. The list is given to the kernel's own
+# the static selftests under /st (with TEST.d/, a test's own files, where
+# there is one). The list is given to the kernel's own
 # gen_init_cpio, which writes /dev/console and root ownership without
 # needing mknod or root on the host.
 set -eu
@@ -27,12 +28,22 @@ list=$out.list
 	# /init is a script: its #! needs /bin/sh before busybox --install
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $(dirname "$0")/init.sh 0755 0 0"
+	# the tests' arguments and time limits, which init reads
+	echo "file /st/selftests.tab $(dirname "$0")/selftests.tab 0644 0 0"
 	for t in "$@"; do
 		if [ ! -x "$stdir/$t" ]; then
 			echo "guest: $stdir/$t was not built" >&2
 			exit 1
 		fi
 		echo "file /st/$t $stdir/$t 0755 0 0"
+		# a test's own files, if it has any, go in beside it
+		[ -d "$stdir/$t.d" ] || continue
+		(cd "$stdir" && find "$t.d" -type d) | while read -r d; do
+			echo "dir /st/$d 0755 0 0"
+		done
+		(cd "$stdir" && find "$t.d" -type f) | while read -r f; do
+			echo "file /st/$f $stdir/$f $(stat -c %a "$stdir/$f") 0 0"
+		done
 	done
 } > "$list"
 "$gen" "$list" > "$out.tmp"

@@ -186,6 +186,12 @@ static int preflight(struct judge *j)
 		why(j, "/proc/PID/pagemap hides PFNs here");
 		return KERNEL_EXIT_SKIP;
 	}
+	if (j->o->idle_walks &&
+	    kidle_open(&j->res->idle, j->o->report, j->res->cmp.max_report,
+		       j->res->why, sizeof(j->res->why)))
+		return KERNEL_EXIT_SKIP;
+	if (j->o->no_trace)
+		return 0;
 	if (ktrace_open(&j->trace, j->res->why, sizeof(j->res->why)))
 		return KERNEL_EXIT_SKIP;
 	j->trace_up = true;
@@ -289,6 +295,8 @@ static int drain(struct judge *j)
 {
 	struct krunner *const trees[2] = { &j->cal, &j->real };
 
+	if (!j->trace_up)
+		return 0;
 	if (ktrace_drain(&j->trace, trees, j->counts, 2, j->res->why,
 			 sizeof(j->res->why))) {
 		j->failed = true;
@@ -438,11 +446,22 @@ static int on_check(struct exec_state *es, const struct stmt *st, void *arg)
 		j->failed = true;
 		return JUDGE_STOP;
 	}
+	/* after the comparison, which the idle flags must not sway */
+	if (j->o->idle_walks &&
+	    kidle_walk_check(&res->idle, &j->real, &j->kp, &ks, where,
+			     res->why, sizeof(res->why))) {
+		ksnap_free(&ks);
+		res->line = st ? st->line : 0;
+		j->failed = true;
+		return JUDGE_STOP;
+	}
 	ksnap_free(&ks);
-	kcompare_anon_vma(&res->cmp, j->m,
-			  ktrace_live_av(&j->counts[1]) - ktrace_live_av(cal),
-			  ktrace_live_avc(&j->counts[1]) - ktrace_live_avc(cal),
-			  where);
+	if (j->trace_up)
+		kcompare_anon_vma(&res->cmp, j->m,
+				  ktrace_live_av(&j->counts[1]) -
+				  ktrace_live_av(cal),
+				  ktrace_live_avc(&j->counts[1]) -
+				  ktrace_live_avc(cal), where);
 	j->point++;
 	return 0;
 }
@@ -648,11 +667,14 @@ static int judge(struct judge *j)
 		return 2;
 	}
 	pids = (const pid_t[]){ j->cal.zygote.pid, j->real.zygote.pid };
-	if (ktrace_start(&j->trace, pids, 2, j->res->why,
-			 sizeof(j->res->why)))
-		return KERNEL_EXIT_SKIP;
-	if (calibrate(j))
-		return 2;
+	/* the calibration tree serves the object counts alone */
+	if (j->trace_up) {
+		if (ktrace_start(&j->trace, pids, 2, j->res->why,
+				 sizeof(j->res->why)))
+			return KERNEL_EXIT_SKIP;
+		if (calibrate(j))
+			return 2;
+	}
 
 	j->m = model_create(ops);
 	if (!j->m) {
@@ -683,6 +705,8 @@ static int judge(struct judge *j)
 	exec_state_release(&es);
 	if (!ret && kcompare_total(&j->res->cmp))
 		ret = 1;
+	if (!ret && j->res->idle.confirmed < j->res->idle.forced)
+		ret = 1;
 	return ret;
 }
 
@@ -699,6 +723,7 @@ int kjudge_run(const struct scenario *sc, const struct kjudge_opts *o,
 	j.o = o;
 	j.res = res;
 	j.kp.flags_fd = j.kp.count_fd = -1;
+	res->idle.bitmap = -1;
 	res->cmp.out = o->report;
 	res->cmp.max_report = o->max_report > 0 ? o->max_report : 20;
 	krunner_interrupted = 0;
@@ -721,6 +746,7 @@ int kjudge_run(const struct scenario *sc, const struct kjudge_opts *o,
 	}
 	kfiles_remove(&j.files);
 	kpage_close(&j.kp);
+	kidle_close(&res->idle);
 	if (j.m)
 		model_destroy(j.m);
 	free(j.cal_at);

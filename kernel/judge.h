@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "kernel/compare.h"
+#include "kernel/idle_walks.h"
 #include "scenario/scenario.h"
 
 /* kjudge_run() returns this after a SIGINT/SIGTERM/SIGHUP */
@@ -24,10 +25,18 @@ struct kjudge_opts {
 	bool verbose;		/* snapshots and trace call sites to @report */
 	FILE *report;		/* differences and errors are told here */
 	long max_report;	/* per check */
+	/* a forced rmap walk of every anonymous folio at each check */
+	bool idle_walks;
+	/*
+	 * For a kernel without tracefs (the guest's): anon_vma objects
+	 * are not counted, VMAs and pages are still compared
+	 */
+	bool no_trace;
 };
 
 struct kjudge_result {
 	struct kcompare cmp;
+	struct kidle idle;	/* with opts.idle_walks */
 	const char *rmap;	/* the backend the model ran */
 	int signal;		/* the signal that interrupted the run */
 	int line;		/* the statement why is about; 0 none */
@@ -35,7 +44,8 @@ struct kjudge_result {
 };
 
 /*
- * 0 when kernel and model agree everywhere, 1 on a difference, 2 when
+ * 0 when kernel and model agree everywhere (and, with idle_walks, every
+ * forced walk was confirmed), 1 on a difference, 2 when
  * the scenario is refused (by both, or the run failed: res->why),
  * 77 when this machine cannot serve (res->why), or KJUDGE_INTERRUPTED.
  */

@@ -9,6 +9,7 @@
 
 #include <cowctx/json.h>
 
+#include "guest/idle.h"
 #include "kernel/judge.h"
 #include "kernel/kernel.h"
 #include "scenario/scenario.h"
@@ -16,7 +17,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cowctx kernel [--json] [--verbose] [--rmap=NAME] FILE.scn\n"
+		"usage: cowctx kernel [--json] [--verbose] [--rmap=NAME] [--idle-walks]\n"
+		"                     [--no-trace] FILE.scn\n"
 		"\n"
 		"Runs FILE.scn as real processes on this kernel (one process per\n"
 		"scenario process, real fork(), real system calls, THP off) and in\n"
@@ -32,11 +34,21 @@ static void usage(FILE *f)
 		"  --verbose     also print the kernel's pages at each check and the\n"
 		"                trace events by call site\n"
 		"  --rmap=NAME   the model's backend (default anon_vma, else scan)\n"
+		"  --idle-walks  at every comparison, after it, force one rmap walk of\n"
+		"                every anonymous folio the processes map (its PFN\n"
+		"                written to /sys/kernel/mm/page_idle/bitmap, LRU\n"
+		"                batches drained first) and read the idle bit back to\n"
+		"                confirm the walk ran; an unconfirmed walk is a\n"
+		"                difference. Under a cow_context=shadow kernel the\n"
+		"                shadow check's count of those walks is reported\n"
+		"  --no-trace    do not count anon_vma objects, for a kernel without\n"
+		"                tracefs; VMAs and pages are still compared\n"
 		"  --model-skip-cow=N\n"
 		"                test only: the model's Nth COW fault writes into the\n"
 		"                shared page, a wrong fact the comparison must catch\n"
 		"\n"
-		"Needs root, pagemap PFNs and tracefs. RLIMIT_NOFILE is raised to\n"
+		"Needs root, pagemap PFNs and tracefs (not with --no-trace), and\n"
+		"page_idle with --idle-walks. RLIMIT_NOFILE is raised to\n"
 		"its hard limit; a scenario needing more descriptors than that, a\n"
 		"range within 1 MiB of the runner's own memory or a file over 1 GiB\n"
 		"is refused at its line (docs/scenario.md, the runner's limits).\n"
@@ -45,7 +57,8 @@ static void usage(FILE *f)
 		"77 this machine cannot serve (the reason on stderr).\n");
 }
 
-static void print_json(const char *path, const struct kjudge_result *r)
+static void print_json(const char *path, const struct kjudge_result *r,
+		       bool idle)
 {
 	const struct kcompare *c = &r->cmp;
 
@@ -68,10 +81,22 @@ static void print_json(const char *path, const struct kjudge_result *r)
 		       c->model_av, c->model_avc);
 	else
 		printf("null");
-	printf("}}\n");
+	printf("}");
+	if (idle) {
+		printf(", \"idle_walks\": {\"forced\": %ld, \"confirmed\": %ld, \"retried\": %ld, \"shadow_walks\": ",
+		       r->idle.forced, r->idle.confirmed, r->idle.retried);
+		if (r->idle.shadow_walks >= 0)
+			printf("%lld, \"shadow_mismatches\": %lld}",
+			       r->idle.shadow_walks,
+			       r->idle.shadow_mismatches);
+		else
+			printf("null, \"shadow_mismatches\": null}");
+	}
+	printf("}\n");
 }
 
-static void print_text(const char *path, const struct kjudge_result *r)
+static void print_text(const char *path, const struct kjudge_result *r,
+		       const struct kjudge_opts *o)
 {
 	const struct kcompare *c = &r->cmp;
 
@@ -85,9 +110,22 @@ static void print_text(const char *path, const struct kjudge_result *r)
 	if (c->have_model_av)
 		printf(", model (%s) %ld and %ld", r->rmap, c->model_av,
 		       c->model_avc);
+	else if (o->no_trace)
+		printf("; anon_vma objects not counted (--no-trace)");
 	else
 		printf(", model (%s) not compared", r->rmap ? r->rmap : "?");
-	printf("\n%s\n", kcompare_total(c) ? "DIFFERENT" : "agree");
+	if (o->idle_walks) {
+		printf("\nidle walks: %ld forced, %ld confirmed, %ld checks retried",
+		       r->idle.forced, r->idle.confirmed, r->idle.retried);
+		if (r->idle.shadow_walks >= 0)
+			printf("; shadow check: %lld walks, %lld mismatches",
+			       r->idle.shadow_walks,
+			       r->idle.shadow_mismatches);
+		else
+			printf("; no shadow check counters (%s)", SHADOW_DIR);
+	}
+	printf("\n%s\n", kcompare_total(c) ||
+	       r->idle.confirmed < r->idle.forced ? "DIFFERENT" : "agree");
 }
 
 static int parse_count(const char *s, long *out)
@@ -106,6 +144,8 @@ int cmd_kernel(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "rmap", required_argument, NULL, 'r' },
 		{ "model-skip-cow", required_argument, NULL, 's' },
+		{ "idle-walks", no_argument, NULL, 'i' },
+		{ "no-trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -133,6 +173,12 @@ int cmd_kernel(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'i':
+			o.idle_walks = true;
+			break;
+		case 't':
+			o.no_trace = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -164,9 +210,9 @@ int cmd_kernel(int argc, char **argv)
 		fprintf(stderr, "cowctx kernel: skipped: %s\n", res.why);
 	} else if (ret == 0 || ret == 1) {
 		if (json)
-			print_json(sc.path, &res);
+			print_json(sc.path, &res, o.idle_walks);
 		else
-			print_text(sc.path, &res);
+			print_text(sc.path, &res, &o);
 	} else if (res.why[0] && res.line) {
 		fprintf(stderr, "%s:%d: %s\n", sc.path, res.line, res.why);
 	} else if (res.why[0]) {

@@ -17,6 +17,7 @@
 COWCTX=${COWCTX:-build/cowctx}
 here=$(dirname "$0")
 . "$here/lib/tap.sh"
+. "$here/lib/expect.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kernel-t.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -52,15 +53,7 @@ check
 EOF
 "$COWCTX" kernel --json "$tmp/probe.scn" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-if [ $rc = 77 ]; then
-	echo "1..0 # SKIP $(tail -1 "$tmp/err")"
-	exit 0
-fi
-# an ASan build's shadow lies where the corpus maps: refused, and said so
-if [ $rc = 2 ] && grep -q 'AddressSanitizer build' "$tmp/err"; then
-	echo "1..0 # SKIP an AddressSanitizer build: $(head -1 "$tmp/err")"
-	exit 0
-fi
+kernel_skip $rc "$tmp/err"
 tap "$([ $rc = 0 ] && echo 1)" "a COW tree agrees (exit $rc)"
 [ $rc = 0 ] || diag_file "$tmp/err" 1000
 fields=$(json_fields "$tmp/out")
@@ -134,18 +127,11 @@ rc=$?
 refused "$tmp/big.scn" 3 "file f would need" \
 	"a file offset too large for the runner: refused at its mapping"
 
-# judge one scenario FILE NAME: exit 2 for an error scenario (named
-# err-*, or with an "# expect-error: LINE" header, whose line the first
-# report must name, as tests/corpus.t holds the model to), else 0
+# judge one scenario FILE NAME: what tests/lib/expect.sh says it wants
 judge() {
 	file=$1
 	name=$2
-	want=0
-	case "$(basename "$file")" in err-*) want=2 ;; esac
-	line=$(sed -n 's/^#[[:space:]]*expect-error:[[:space:]]*\([0-9]*\).*/\1/p' \
-	       "$file" | head -1)
-	[ -n "$line" ] && want=2
-	todo=$(sed -n 's/^# kernel: \(TODO.*\)/\1/p' "$file" | head -1)
+	scn_expect "$file"
 	"$COWCTX" kernel --json "$file" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	if [ $rc = 77 ]; then
