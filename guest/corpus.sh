@@ -44,6 +44,14 @@ if [ ! -x "$cowctx" ]; then
 	exit 1
 fi
 mkdir -p "$tmp" || exit 1
+# The model treats MADV_MERGEABLE as a VMA flag and nothing more, as the
+# host's kernel does with ksmd stopped (its default). ksm_functional_tests,
+# earlier in the guest's run, leaves ksmd running: it would merge the
+# scenarios' identical pages behind the judge's back (madvise-vm-flags.scn
+# failed so, in one run of two).
+if [ -w /sys/kernel/mm/ksm/run ]; then
+	echo 0 > /sys/kernel/mm/ksm/run || exit 1
+fi
 # The anon_vma object counts need tracefs kmem events, which the guest's
 # tinyconfig kernel lacks: one probe says whether this kernel has them,
 # and why not, rather than every scenario failing on it.
