@@ -513,14 +513,13 @@ static void set_lossy(struct cow_context *ctx, struct vm_area_struct *vma,
 {
 	if (!!(cow_vma_state(vma) & COW_VMA_LOSSY) == lossy)
 		return;
-	if (lossy)
+	if (lossy) {
 		vma_anon_flags_set(vma, COW_VMA_LOSSY);
-	else
-		vma_anon_flags_clear(vma, COW_VMA_LOSSY);
-	if (lossy)
 		ctx->nr_lossy++;
-	else
+	} else {
+		vma_anon_flags_clear(vma, COW_VMA_LOSSY);
 		ctx->nr_lossy--;
+	}
 }
 
 /* Make @vma's entry match what it should be, its fields being final. */
