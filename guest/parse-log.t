@@ -68,6 +68,12 @@ for my $kind (sort keys %report) {
 ok($rc == 1 && $out =~ /^not ok \d+ - guest: cow$/m, 'a planned test with no result fails');
 ($rc, $out) = parse('', map { s/GUEST-TAP ok - cow/GUEST-TAP not ok - cow/r } @clean);
 ok($rc == 1 && $out =~ /^not ok \d+ - guest: cow$/m, 'a failed guest test fails the run');
+($rc, $out) = parse('', 'GUEST-DIAG cow 3: rc=1, 1..2 s', 'GUEST-DIAG cow: first: mremap failed',
+		   'GUEST-DIAG setup-numa: not this one',
+		   map { s/GUEST-TAP ok - cow/GUEST-TAP not ok - cow/r } @clean);
+ok($out =~ /^# guest said: cow 3: rc=1, 1\.\.2 s\n# guest said: cow: first: mremap failed\n1\.\./m,
+   "a failed guest test's diagnostics come last");
+ok($out !~ /not this one/, 'a passed test says nothing more');
 ($rc, $out) = parse('', grep { !/GUEST-DONE/ } @clean);
 ok($rc == 1 && $out =~ /^not ok \d+ - guest init reached its end$/m, 'a guest that never finished fails');
 ($rc, $out) = parse('', ());

@@ -7,7 +7,8 @@
  * with move_pages (try_to_migrate and remove_migration_ptes walk), pageout
  * reclaims them to swap with process_madvise(MADV_PAGEOUT) (try_to_unmap
  * walks), compact runs the system's compaction, which migrates whatever
- * it finds. A mutator that exits meanwhile is no error.
+ * it finds. A mutator that exits meanwhile, or has exited and waits as a
+ * zombie for its parent, is no error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -126,16 +127,41 @@ static void idle_pass(struct target *t, int bitmap, enum storm_kind kind)
 		storm_error(kind, "page_idle write", errno);
 }
 
+/*
+ * Whether the target has left its mm: a mutator that has exited stays a
+ * zombie, without an mm, until its parent ends its own round and waits,
+ * and pagemap then fails to open with ESRCH.
+ */
+static int target_gone(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == ESRCH || errno == ENOENT;
+}
+
 static void migrate_pass(struct target *t, int node)
 {
 	static int nodes[MAX_PAGES], status[MAX_PAGES];
 	size_t i;
+	int err;
 
 	for (i = 0; i < t->nr; i++)
 		nodes[i] = node;
 	if (syscall(SYS_move_pages, t->pid, t->nr, t->addr, nodes, status,
-		    MPOL_MF_MOVE_ALL) < 0 && errno != ESRCH)
-		storm_error(STORM_MIGRATE, "move_pages", errno);
+		    MPOL_MF_MOVE_ALL) >= 0)
+		return;
+	err = errno;
+	/* move_pages() says EINVAL, not ESRCH, for a zombie */
+	if (err == ESRCH || (err == EINVAL && target_gone(t->pid)))
+		return;
+	storm_error(STORM_MIGRATE, "move_pages", err);
 }
 
 static void pageout_pass(struct target *t)
