@@ -5,6 +5,7 @@
  * lru_add batch until that fills, and marking it idle is then silently
  * ignored, which is why lru_drain_all() exists.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,7 +73,7 @@ int lru_drain_all(void)
 	return write_sysctl("/proc/sys/vm/drop_caches", "1");
 }
 
-static long long read_counter(const char *name)
+long long shadow_counter(const char *name)
 {
 	char path[128];
 	long long v = -1;
@@ -90,9 +91,9 @@ static long long read_counter(const char *name)
 
 void shadow_read(struct shadow_counters *c)
 {
-	c->compared = read_counter("walks_compared");
-	c->skipped = read_counter("skipped");
-	c->mismatches = read_counter("mismatches");
+	c->compared = shadow_counter("walks_compared");
+	c->skipped = shadow_counter("skipped");
+	c->mismatches = shadow_counter("mismatches");
 }
 
 /*
@@ -107,4 +108,82 @@ long long shadow_walks(const struct shadow_counters *before,
 		return -1;
 	return after->compared - before->compared +
 	       after->skipped - before->skipped;
+}
+
+/*
+ * Marks each page of [base, base + len) idle, then reads the bits back,
+ * @rounds times: a walk per page each way. A read walks every idle folio
+ * of its 64-PFN word, so each word is read once a round, after all the
+ * marks. Returns the walks confirmed, or -1 at the first page whose bit
+ * did not stick (or that is not present).
+ */
+static long walk_pages(const char *who, const uint64_t *pfn, size_t n,
+		       int bitmap, int rounds)
+{
+	uint64_t word[IDLE_WALK_MAX_PAGES], val[IDLE_WALK_MAX_PAGES], bit;
+	size_t i, j, nw;
+	long done = 0;
+	int round;
+
+	for (round = 0; round < rounds; round++) {
+		for (i = 0; i < n; i++) {
+			if (idle_mark(bitmap, pfn[i])) {
+				printf("# %s: page_idle write: %s\n", who,
+				       strerror(errno));
+				return -1;
+			}
+		}
+		for (i = 0, nw = 0; i < n; i++) {
+			for (j = 0; j < nw && word[j] != pfn[i] / 64; j++)
+				;
+			if (j == nw) {
+				word[nw] = pfn[i] / 64;
+				if (idle_word(bitmap, pfn[i], &val[nw++]))
+					return -1;
+			}
+			bit = 1ULL << (pfn[i] % 64);
+			if (!(val[j] & bit)) {
+				printf("# %s: round %d page %zu pfn %#llx: idle bit not set\n",
+				       who, round, i, (unsigned long long)pfn[i]);
+				return -1;
+			}
+			done++;
+		}
+	}
+	return done;
+}
+
+long idle_walk_range(const char *who, char *base, size_t len, long page_size,
+		     int rounds)
+{
+	uint64_t pfn[IDLE_WALK_MAX_PAGES];
+	size_t i, n = len / page_size;
+	int pagemap, bitmap;
+	long done = -1;
+
+	if (n > IDLE_WALK_MAX_PAGES) {
+		printf("# %s: %zu pages, at most %d\n", who, n,
+		       IDLE_WALK_MAX_PAGES);
+		return -1;
+	}
+	pagemap = open("/proc/self/pagemap", O_RDONLY);
+	bitmap = open(IDLE_BITMAP, O_RDWR);
+	if (pagemap < 0 || bitmap < 0) {
+		printf("# %s: open: %s\n", who, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (pagemap_pfn(pagemap, (uintptr_t)base + i * page_size,
+				page_size, &pfn[i])) {
+			printf("# %s: page %zu not present\n", who, i);
+			goto out;
+		}
+	}
+	done = walk_pages(who, pfn, n, bitmap, rounds);
+out:
+	if (pagemap >= 0)
+		close(pagemap);
+	if (bitmap >= 0)
+		close(bitmap);
+	return done;
 }

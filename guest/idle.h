@@ -9,6 +9,7 @@
 #ifndef GUEST_IDLE_H
 #define GUEST_IDLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,10 +23,17 @@ struct shadow_counters {
 	long long mismatches;
 };
 
+/* The most pages idle_walk_range() walks at once */
+#define IDLE_WALK_MAX_PAGES	64
+
 int pagemap_pfn(int pagemap, uintptr_t addr, long page_size, uint64_t *pfn);
 int idle_mark(int bitmap, uint64_t pfn);
 int idle_word(int bitmap, uint64_t pfn, uint64_t *word);
+long idle_walk_range(const char *who, char *base, size_t len, long page_size,
+		     int rounds);
 int lru_drain_all(void);
+/* One numeric counter of SHADOW_DIR; -1 if it is missing */
+long long shadow_counter(const char *name);
 void shadow_read(struct shadow_counters *c);
 long long shadow_walks(const struct shadow_counters *before,
 		       const struct shadow_counters *after);

@@ -38,63 +38,6 @@
 
 static long page_size;
 
-/*
- * Marks each page of [base, base + len) idle, then reads the bits back,
- * ROUNDS times: a walk per page each way. A read walks every idle folio
- * of its 64-PFN word, so each word is read once a round, after all the
- * marks. Returns the walks confirmed, or -1 at the first page whose bit
- * did not stick.
- */
-static long walk_all(const char *who, char *base, size_t len)
-{
-	uint64_t pfn[NR_PAGES], word[NR_PAGES], val[NR_PAGES], bit;
-	int pagemap = open("/proc/self/pagemap", O_RDONLY);
-	int bitmap = open(IDLE_BITMAP, O_RDWR);
-	size_t i, j, n = len / page_size, nw;
-	long done = 0;
-	int round;
-
-	if (pagemap < 0 || bitmap < 0 || n > NR_PAGES) {
-		printf("# %s: open: %s\n", who, strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if (pagemap_pfn(pagemap, (uintptr_t)base + i * page_size,
-				page_size, &pfn[i])) {
-			printf("# %s: page %zu not present\n", who, i);
-			return -1;
-		}
-	}
-	for (round = 0; round < ROUNDS; round++) {
-		for (i = 0; i < n; i++) {
-			if (idle_mark(bitmap, pfn[i])) {
-				printf("# %s: page_idle write: %s\n", who,
-				       strerror(errno));
-				return -1;
-			}
-		}
-		for (i = 0, nw = 0; i < n; i++) {
-			for (j = 0; j < nw && word[j] != pfn[i] / 64; j++)
-				;
-			if (j == nw) {
-				word[nw] = pfn[i] / 64;
-				if (idle_word(bitmap, pfn[i], &val[nw++]))
-					return -1;
-			}
-			bit = 1ULL << (pfn[i] % 64);
-			if (!(val[j] & bit)) {
-				printf("# %s: round %d page %zu pfn %#llx: idle bit not set\n",
-				       who, round, i, (unsigned long long)pfn[i]);
-				return -1;
-			}
-			done++;
-		}
-	}
-	close(pagemap);
-	close(bitmap);
-	return done;
-}
-
 /* Blocks until the parent closes the other end of @go. */
 static int wait_go(int go)
 {
@@ -122,8 +65,9 @@ static int child(char *base, size_t len, int n, int ready, int go,
 	memset(base, 'a' + n, len / 4);	/* COW of the first quarter */
 	if (write(ready, "r", 1) != 1 || wait_go(go))
 		return 1;
-	a = walk_all(name, base, half);
-	b = a < 0 ? -1 : walk_all(name, moved, half);
+	a = idle_walk_range(name, base, half, page_size, ROUNDS);
+	b = a < 0 ? -1 :
+		idle_walk_range(name, moved, half, page_size, ROUNDS);
 	*confirmed = b < 0 ? 0 : a + b;
 	printf("# %s: %ld walks confirmed\n", name, *confirmed);
 	return b < 0;
@@ -182,7 +126,8 @@ int main(void)
 	}
 	shadow_read(&before);
 	close(go[1]);
-	confirmed[NR_CHILDREN] = walk_all("parent", base, len);
+	confirmed[NR_CHILDREN] = idle_walk_range("parent", base, len,
+						 page_size, ROUNDS);
 	printf("# parent: %ld walks confirmed\n", confirmed[NR_CHILDREN]);
 	if (confirmed[NR_CHILDREN] < 0)
 		failed = 1;
