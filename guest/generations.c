@@ -15,6 +15,14 @@
  * still in the tree, this process's context) and reads the idle bits
  * back.
  *
+ * While the generations fork and exit, a walker (a child of this
+ * process, so in the same tree) forces walks of the first generation's
+ * folios without pause: each splice of an exiting generation then races
+ * walks that climb from its child, the one place where a walk can meet a
+ * list half spliced. The shadow check must see no mismatch and the
+ * kernel no report; the walks made during the chain, and how many of
+ * them a splice overtook (debugfs retried_tree_changed), are printed.
+ *
  * The generations' parents exit, so this process takes them as a child
  * subreaper and reaps each. TAP on stdout; exit 0 when every check
  * passed, 1 otherwise, 2 on a bad argument, 4 (kselftest's skip) without
@@ -25,9 +33,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "idle.h"
@@ -39,6 +49,15 @@
 
 static long page_size;
 
+/* Shared by this process, the generations and the walker */
+struct shared {
+	long confirmed;			/* the last generation's walks */
+	int nr_pfns;			/* set last, with release */
+	uint64_t pfn[NR_PAGES];		/* the first generation's folios */
+	int stop;			/* the walker stops */
+	long walks;			/* the walker's forced walks */
+};
+
 /* Blocks until the other end of @fd is closed. */
 static int wait_closed(int fd)
 {
@@ -47,12 +66,54 @@ static int wait_closed(int fd)
 	return read(fd, &c, 1) == 0 ? 0 : -1;
 }
 
+/* The first generation's PFNs, for the walker; -1 if one is missing */
+static int publish_pfns(char *base, struct shared *sh)
+{
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	int i, ret = 0;
+
+	if (pagemap < 0)
+		return -1;
+	for (i = 0; i < NR_PAGES && !ret; i++)
+		ret = pagemap_pfn(pagemap, (uintptr_t)base + i * page_size,
+				  page_size, &sh->pfn[i]);
+	close(pagemap);
+	if (!ret)
+		__atomic_store_n(&sh->nr_pfns, NR_PAGES, __ATOMIC_RELEASE);
+	return ret;
+}
+
 /*
- * The generations, in the first one's child: fault, then fork and exit
- * @n times. The last says it is ready on @ready, waits for @go to close,
- * walks, and exits with its result (0 ok, 1 failed).
+ * The walker: marks the first generation's folios idle, a walk each,
+ * from the moment they are published until told to stop.
  */
-static void generations(long n, int ready, int go, long *confirmed)
+static void walker(struct shared *sh)
+{
+	struct timespec nap = { 0, 1000 * 1000 };
+	int bitmap = open(IDLE_BITMAP, O_WRONLY), i, n;
+
+	if (bitmap < 0)
+		_exit(1);
+	while (!(n = __atomic_load_n(&sh->nr_pfns, __ATOMIC_ACQUIRE)) &&
+	       !__atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
+		nanosleep(&nap, NULL);
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_RELAXED)) {
+		for (i = 0; i < n; i++) {
+			if (idle_mark(bitmap, sh->pfn[i]))
+				_exit(1);
+		}
+		__atomic_add_fetch(&sh->walks, n, __ATOMIC_RELAXED);
+	}
+	_exit(0);
+}
+
+/*
+ * The generations, in the first one's child: fault, publish the PFNs,
+ * then fork and exit @n times. The last says it is ready on @ready,
+ * waits for @go to close, walks, and exits with its result (0 ok, 1
+ * failed).
+ */
+static void generations(long n, int ready, int go, struct shared *sh)
 {
 	size_t len = NR_PAGES * page_size;
 	char *base;
@@ -64,6 +125,8 @@ static void generations(long n, int ready, int go, long *confirmed)
 	if (base == MAP_FAILED)
 		_exit(1);
 	memset(base, 'g', len);
+	if (lru_drain_all() || publish_pfns(base, sh))
+		_exit(1);
 	for (gen = 1; gen <= n; gen++) {
 		pid = fork();
 		if (pid < 0)
@@ -73,10 +136,10 @@ static void generations(long n, int ready, int go, long *confirmed)
 	}
 	if (lru_drain_all() || write(ready, "r", 1) != 1 || wait_closed(go))
 		_exit(1);
-	*confirmed = idle_walk_range("last generation", base, len, page_size,
-				     ROUNDS);
+	sh->confirmed = idle_walk_range("last generation", base, len,
+					page_size, ROUNDS);
 	fflush(stdout);
-	_exit(*confirmed < 0);
+	_exit(sh->confirmed < 0);
 }
 
 static int number(const char *s, long *v)
@@ -90,10 +153,12 @@ static int number(const char *s, long *v)
 
 int main(int argc, char **argv)
 {
-	long n = 200, *confirmed, reaped = 0, before, with;
-	int ready[2], go[2], status, failed = 0, last_ok = 0;
+	long n = 200, reaped = 0, before, with, walks;
+	int ready[2], go[2], status, failed = 0, last_ok = 0, walker_ok = 0;
+	long long seen, retried;
 	struct shadow_counters s0, s1;
-	long long seen;
+	struct shared *sh;
+	pid_t walker_pid, first_pid;
 	char c;
 
 	if (argc > 2 || (argc == 2 && number(argv[1], &n))) {
@@ -110,38 +175,50 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP no %s/contexts_live\n", SHADOW_DIR);
 		return 4;
 	}
-	confirmed = mmap(NULL, sizeof(*confirmed), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (confirmed == MAP_FAILED || pipe(ready) || pipe(go) ||
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || pipe(ready) || pipe(go) ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1)) {
 		printf("not ok 1 - set-up: %s\n1..1\n", strerror(errno));
 		return 1;
 	}
+	retried = shadow_counter("retried_tree_changed");
 	fflush(stdout);
-	switch (fork()) {
-	case -1:
+	walker_pid = fork();
+	if (!walker_pid)
+		walker(sh);
+	first_pid = walker_pid < 0 ? -1 : fork();
+	if (walker_pid < 0 || first_pid < 0) {
 		printf("not ok 1 - fork: %s\n1..1\n", strerror(errno));
 		return 1;
-	case 0:
+	}
+	if (!first_pid) {
 		close(ready[0]);
 		close(go[1]);
-		generations(n, ready[1], go[0], confirmed);
+		generations(n, ready[1], go[0], sh);
 	}
 	close(ready[1]);
 	close(go[0]);
 	/* every generation but the last exits; each comes back to us */
-	while (reaped < n && wait(&status) > 0) {
+	while (reaped < n && waitpid(-1, &status, 0) > 0) {
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			failed = 1;
 		reaped++;
 	}
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	if (waitpid(walker_pid, &status, 0) == walker_pid &&
+	    WIFEXITED(status) && !WEXITSTATUS(status))
+		walker_ok = 1;
+	walks = __atomic_load_n(&sh->walks, __ATOMIC_RELAXED);
 	if (read(ready[0], &c, 1) != 1)
 		failed = 1;
 	with = shadow_counter("contexts_live");
-	printf("# generations: %ld; contexts live %ld before, %ld with the last; contexts spliced %lld\n",
-	       n, before, with, shadow_counter("contexts_spliced"));
-	printf("%s 1 - %ld generations forked and exited (%ld reaped)\n",
-	       failed || reaped != n ? "not ok" : "ok", n, reaped);
+	printf("# generations: %ld; contexts live %ld before, %ld with the last; contexts spliced %lld; walks during the chain %ld, overtaken by a splice %lld\n",
+	       n, before, with, shadow_counter("contexts_spliced"), walks,
+	       shadow_counter("retried_tree_changed") - retried);
+	printf("%s 1 - %ld generations forked and exited (%ld reaped), walked meanwhile\n",
+	       failed || reaped != n || !walker_ok || !walks ? "not ok" : "ok",
+	       n, reaped);
 	printf("%s 2 - contexts live: %ld before, %ld with the last generation, at most %d more\n",
 	       with >= 0 && with - before <= SLACK ? "ok" : "not ok", before,
 	       with, SLACK);
@@ -151,17 +228,17 @@ int main(int argc, char **argv)
 		last_ok = 1;
 	shadow_read(&s1);
 	printf("%s 3 - the last generation's walks confirmed by the idle bit (%ld)\n",
-	       last_ok ? "ok" : "not ok", *confirmed);
+	       last_ok ? "ok" : "not ok", sh->confirmed);
 	/* each confirmed walk was a write and a read of the bitmap */
 	seen = shadow_walks(&s0, &s1);
 	printf("%s 4 - the shadow check saw them: %lld walks, at least %ld\n",
-	       last_ok && seen >= 2 * *confirmed ? "ok" : "not ok", seen,
-	       2 * *confirmed);
+	       last_ok && seen >= 2 * sh->confirmed ? "ok" : "not ok", seen,
+	       2 * sh->confirmed);
 	printf("%s 5 - no shadow mismatch (%lld)\n",
 	       s1.mismatches == s0.mismatches ? "ok" : "not ok",
 	       s1.mismatches - s0.mismatches);
 	printf("1..5\n");
-	return failed || reaped != n || with < 0 || with - before > SLACK ||
-	       !last_ok || seen < 2 * *confirmed ||
+	return failed || reaped != n || !walker_ok || !walks || with < 0 ||
+	       with - before > SLACK || !last_ok || seen < 2 * sh->confirmed ||
 	       s1.mismatches != s0.mismatches;
 }

@@ -111,11 +111,10 @@ long long shadow_walks(const struct shadow_counters *before,
 }
 
 /*
- * Marks each page of [base, base + len) idle, then reads the bits back,
- * @rounds times: a walk per page each way. A read walks every idle folio
- * of its 64-PFN word, so each word is read once a round, after all the
- * marks. Returns the walks confirmed, or -1 at the first page whose bit
- * did not stick (or that is not present).
+ * Marks each of @n PFNs idle, then reads the bits back, @rounds times: a
+ * walk per page each way. A read walks every idle folio of its 64-PFN
+ * word, so each word is read once a round, after all the marks. Returns
+ * the walks confirmed, or -1 at the first page whose bit did not stick.
  */
 static long walk_pages(const char *who, const uint64_t *pfn, size_t n,
 		       int bitmap, int rounds)
@@ -153,6 +152,10 @@ static long walk_pages(const char *who, const uint64_t *pfn, size_t n,
 	return done;
 }
 
+/*
+ * walk_pages() on the pages of [base, base + len) of this process, which
+ * must all be present; -1 if one is not.
+ */
 long idle_walk_range(const char *who, char *base, size_t len, long page_size,
 		     int rounds)
 {
