@@ -152,6 +152,22 @@ static long walk_pages(const char *who, const uint64_t *pfn, size_t n,
 	return done;
 }
 
+long self_pfns(const char *base, size_t n, long page_size, uint64_t *pfn)
+{
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	size_t i;
+
+	if (pagemap < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (pagemap_pfn(pagemap, (uintptr_t)base + i * page_size,
+				page_size, &pfn[i]))
+			break;
+	}
+	close(pagemap);
+	return i;
+}
+
 /*
  * walk_pages() on the pages of [base, base + len) of this process, which
  * must all be present; -1 if one is not.
@@ -160,33 +176,30 @@ long idle_walk_range(const char *who, char *base, size_t len, long page_size,
 		     int rounds)
 {
 	uint64_t pfn[IDLE_WALK_MAX_PAGES];
-	size_t i, n = len / page_size;
-	int pagemap, bitmap;
-	long done = -1;
+	size_t n = len / page_size;
+	long found, done;
+	int bitmap;
 
 	if (n > IDLE_WALK_MAX_PAGES) {
 		printf("# %s: %zu pages, at most %d\n", who, n,
 		       IDLE_WALK_MAX_PAGES);
 		return -1;
 	}
-	pagemap = open("/proc/self/pagemap", O_RDONLY);
-	bitmap = open(IDLE_BITMAP, O_RDWR);
-	if (pagemap < 0 || bitmap < 0) {
-		printf("# %s: open: %s\n", who, strerror(errno));
-		goto out;
+	found = self_pfns(base, n, page_size, pfn);
+	if (found < 0) {
+		printf("# %s: pagemap: %s\n", who, strerror(errno));
+		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		if (pagemap_pfn(pagemap, (uintptr_t)base + i * page_size,
-				page_size, &pfn[i])) {
-			printf("# %s: page %zu not present\n", who, i);
-			goto out;
-		}
+	if ((size_t)found < n) {
+		printf("# %s: page %ld not present\n", who, found);
+		return -1;
+	}
+	bitmap = open(IDLE_BITMAP, O_RDWR);
+	if (bitmap < 0) {
+		printf("# %s: %s: %s\n", who, IDLE_BITMAP, strerror(errno));
+		return -1;
 	}
 	done = walk_pages(who, pfn, n, bitmap, rounds);
-out:
-	if (pagemap >= 0)
-		close(pagemap);
-	if (bitmap >= 0)
-		close(bitmap);
+	close(bitmap);
 	return done;
 }

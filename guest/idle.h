@@ -29,6 +29,12 @@ struct shadow_counters {
 int pagemap_pfn(int pagemap, uintptr_t addr, long page_size, uint64_t *pfn);
 int idle_mark(int bitmap, uint64_t pfn);
 int idle_word(int bitmap, uint64_t pfn, uint64_t *word);
+/*
+ * The PFNs of this process's @n pages from @base, into @pfn: how many
+ * are present before the first that is not (@n if all), or -1 if
+ * pagemap does not open.
+ */
+long self_pfns(const char *base, size_t n, long page_size, uint64_t *pfn);
 long idle_walk_range(const char *who, char *base, size_t len, long page_size,
 		     int rounds);
 int lru_drain_all(void);
