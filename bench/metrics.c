@@ -154,16 +154,6 @@ static void per_call(struct metric_set *ms, int m, const struct sample_set *s)
 	ms->q3[m] = sample_quartile(s, 3);
 }
 
-static double mean_of(const struct sample_set *s)
-{
-	double sum = 0;
-	size_t i;
-
-	for (i = 0; i < s->nr; i++)
-		sum += s->v[i];
-	return s->nr ? sum / s->nr : NAN;
-}
-
 void metrics_from_run(const struct bench_run *br,
 		      const struct bench_run *scan, struct metric_set *ms)
 {
@@ -203,12 +193,20 @@ void metrics_from_run(const struct bench_run *br,
 
 		ms->v[M_WALKS] = rw->walks;
 		per_call(ms, M_WALK_NS, &rw->ns);
-		ms->v[M_WALK_MEAN_NS] = mean_of(&rw->ns);
+		/*
+		 * The mean: the counted pass's time over its walks, the
+		 * walks as they run, caches as they are, no clock read
+		 * between them (the per-call samples are the timing
+		 * pass's, repeated walks in a warm cache: bench/exec.c).
+		 */
+		ms->v[M_WALK_MEAN_NS] = div_or_nan(br->phase[PH_WALK].ns,
+						   rw->walks);
 		ms->v[M_EXAMINED_PER_FOUND] = div_or_nan(rw->examined,
 							 rw->found);
 		ms->v[M_WALK_MISSED] = rw->missed + fw->missed + fw->extra;
 		per_call(ms, M_FULL_WALK_NS, &fw->ns);
-		ms->v[M_FULL_WALK_MEAN_NS] = mean_of(&fw->ns);
+		ms->v[M_FULL_WALK_MEAN_NS] =
+			div_or_nan(br->phase[PH_FULL_WALK].ns, fw->walks);
 		ms->v[M_EXAMINED_PER_FOUND_FULL] = div_or_nan(fw->examined,
 							      fw->found);
 	}

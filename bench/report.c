@@ -85,10 +85,12 @@ static void header(FILE *f, const struct bench_opts *o)
 	fprintf(f, "%s\n\n", o->col_ops[COL_SCAN] ?
 		"; and scan, the oracle (no rmap objects: the model's own cost), not shown" : "");
 	fprintf(f, "Times are taken on a noisy shared machine, with the backends interleaved operation by operation. "
-		"A per-call time (fork_ns, exit_ns, walk_ns, full_walk_ns and the walks' means) charges each call its least "
-		"time over the replays (a stall only adds time) and is the median, or the mean, over the calls; a phase total is "
-		"the median over the replays. `[Q1..Q3]` after a time is its spread, the first and third quartiles: over the "
-		"calls for a per-call time, over the replays for a total. A ratio is the quotient of the two figures on its row (a column / the first column). "
+		"A per-call time (fork_ns, exit_ns, walk_ns, full_walk_ns) charges each call its least "
+		"time over the replays (a stall only adds time) and is the median over the calls; a phase total, and a walk's "
+		"mean (walk_mean_ns, full_walk_mean_ns: the counted pass's time over its walks, no clock read between them), is "
+		"the median over the replays. A walk's call is timed as a batch of the same walk repeated to about 2 us, the "
+		"clock here moving in 10 ns steps (bench/README.md, \"How walks are timed\"). `[Q1..Q3]` after a time is its spread, the first and third quartiles: over the "
+		"calls for a per-call time, over the replays for a total or a mean. A ratio is the quotient of the two figures on its row (a column / the first column). "
 		"Counts (objects, bytes, allocations, lock objects, VMAs examined, instructions) are exact and the same on "
 		"every run.\n\n");
 }

@@ -293,13 +293,13 @@ static void combine(struct workload_result *r,
 }
 
 /*
- * Per-call times (fork_ns, exit_ns, walk_ns, full_walk_ns and the walks'
- * means): each call is charged its least time over the replays, as the
- * operations of rmap_time_share are below, and the figure is the median
- * (or the mean) over the calls, its spread the quartiles over the calls.
- * A walk's mean, unlike its median, moves with every stall that lands
- * in the pass (one preemption is thousands of short walks' worth), and
- * it is the figure the walk targets are stated in.
+ * Per-call times (fork_ns, exit_ns, walk_ns, full_walk_ns): each call
+ * is charged its least time over the replays, as the operations of
+ * rmap_time_share are below, and the figure is the median over the
+ * calls, its spread the quartiles over the calls. (A walk's call is its
+ * repeated batch, bench/exec.c. The walks' means are not per call: the
+ * counted pass's time over its walks, a median over the replays as
+ * every total is, is the figure the walk targets are stated in.)
  */
 static void per_call_figures(struct workload_result *r,
 			     struct least_calls *lc)
@@ -308,35 +308,19 @@ static void per_call_figures(struct workload_result *r,
 		[LC_FORK] = M_FORK_NS, [LC_EXIT] = M_EXIT_NS,
 		[LC_WALK] = M_WALK_NS, [LC_FULL_WALK] = M_FULL_WALK_NS,
 	};
-	static const int mean_of[NR_LC] = {
-		[LC_FORK] = -1, [LC_EXIT] = -1,
-		[LC_WALK] = M_WALK_MEAN_NS, [LC_FULL_WALK] = M_FULL_WALK_MEAN_NS,
-	};
 	int c, k, m;
 
 	for (c = 0; c < NR_COLS; c++) {
 		for (k = 0; r->have[c] && k < NR_LC; k++) {
 			struct sample_set *s = &lc[c].s[k];
-			double sum = 0, q1, q3;
-			size_t n;
 
 			if (!s->nr)
 				continue;
-			for (n = 0; n < s->nr; n++)
-				sum += s->v[n];
-			q1 = sample_quartile(s, 1);
-			q3 = sample_quartile(s, 3);
 			m = median_of[k];
 			/* a nanosecond is the clock's resolution */
 			r->ms[c].v[m] = round(sample_quartile(s, 2));
-			r->ms[c].q1[m] = q1;
-			r->ms[c].q3[m] = q3;
-			m = mean_of[k];
-			if (m < 0)
-				continue;
-			r->ms[c].v[m] = sum / s->nr;
-			r->ms[c].q1[m] = q1;
-			r->ms[c].q3[m] = q3;
+			r->ms[c].q1[m] = sample_quartile(s, 1);
+			r->ms[c].q3[m] = sample_quartile(s, 3);
 		}
 	}
 	for (c = 0; c < NR_COLS; c++) {
@@ -346,10 +330,6 @@ static void per_call_figures(struct workload_result *r,
 			m = median_of[k];
 			r->ratio[c].v[m] = metric_ratio(r->ms[c].v[m],
 							r->ms[COL_ANON_VMA].v[m]);
-			m = mean_of[k];
-			if (m >= 0)
-				r->ratio[c].v[m] = metric_ratio(r->ms[c].v[m],
-						r->ms[COL_ANON_VMA].v[m]);
 		}
 	}
 }

@@ -695,6 +695,14 @@ static void anon_vma_destroy(struct model *m)
 	m->rmap_private = NULL;
 }
 
+static void *anon_vma_counters(struct model *m, size_t *size)
+{
+	struct anon_vma_state *st = m->rmap_private;
+
+	*size = sizeof(st->site);
+	return st->site;
+}
+
 static void anon_vma_print_json(struct model *m, FILE *out)
 {
 	struct anon_vma_state *st = anon_vma_state(m);
@@ -747,5 +755,6 @@ const struct rmap_ops anon_vma_rmap_ops = {
 	.take_rmap_locks = anon_vma_take_rmap_locks,
 	.drop_rmap_locks = anon_vma_drop_rmap_locks,
 	.print_json = anon_vma_print_json,
+	.counters = anon_vma_counters,
 };
 

@@ -785,6 +785,16 @@ static void cow_print_json(struct model *m, FILE *out)
 		inst->walk_flags & COW_WALK_PRUNE ? "true" : "false");
 }
 
+/* lock_stat to walk: one anonymous struct in cow_instance */
+static void *cow_counters(struct model *m, size_t *size)
+{
+	struct cow_instance *inst = cow_instance(m);
+
+	*size = offsetof(struct cow_instance, walk) + sizeof(inst->walk) -
+		offsetof(struct cow_instance, lock_stat);
+	return &inst->lock_stat;
+}
+
 /*
  * What the COW context needs in every vm_area_struct, in place of
  * anon_vma's 24 bytes, two words:
@@ -825,7 +835,8 @@ static void cow_print_json(struct model *m, FILE *out)
 	.rmap_locks_every_move = true,					\
 	.mm_fork_done = cow_mm_fork_done,				\
 	.drop_rmap_locks = cow_drop_rmap_locks,				\
-	.print_json = cow_print_json
+	.print_json = cow_print_json,					\
+	.counters = cow_counters
 
 const struct rmap_ops cow_context_rmap_ops = {
 	COW_CONTEXT_OPS("cow_context", cow_init),

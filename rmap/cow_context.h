@@ -165,9 +165,12 @@ struct cow_instance {
 	int type_context;
 	int type_remap;
 	unsigned int walk_flags;
-	struct lock_stat lock_stat;		/* cow_context.lock */
-	struct lock_stat remap_lock_stat;	/* cow_context.remap_lock */
-	struct cow_walk_stats walk;
+	/* the counters, one block: see rmap_ops->counters */
+	struct {
+		struct lock_stat lock_stat;		/* cow_context.lock */
+		struct lock_stat remap_lock_stat;	/* .remap_lock */
+		struct cow_walk_stats walk;
+	};
 	long nr_contexts;
 	long nr_detached;
 	/* completed forks: the sequence that fork_seq and stamps use */

@@ -184,6 +184,36 @@ if ($have_cow) {
 	ok($n && !$bad, "cow_context's walk counters vma_busy, mm_retries, root_retries are in backend_figures, 0 in $n replays");
 }
 
+# every walk is repeated to time it (bench/exec.c, time_one_walk()), and
+# the counters put back after: the backends' own figures count each walk
+# once. anon_vma takes its root lock once per walk, counted at the walk
+# site and in the walk phases; a COW context walk visits each live mm
+# once at most (no retries, above).
+{
+	my $bad = 0;
+	for my $w (@{$j->{workloads}}) {
+		my $bf = $w->{backend_figures};
+		for my $c (@cols) {
+			my $fam = $bf->{$c}{locks}{family};
+			$bad++, diag("$w->{label}: $c: family locks in backend_figures differ from the phases'")
+				unless $fam && $fam->{acquisitions} == $w->{$c}{family_lock_acquisitions} &&
+				       $fam->{objects_touched} == $w->{$c}{family_lock_objects};
+		}
+		my $site = $bf->{anon_vma}{locks}{'anon_vma_root.walk'};
+		my $a = $w->{anon_vma};
+		$bad++, diag("$w->{label}: anon_vma's walk-site acquisitions are not its walks'")
+			unless $site && $site->{read} + $site->{write} ==
+				$a->{walk_lock_acquisitions} + $a->{full_walk_lock_acquisitions} &&
+			       $a->{walk_lock_acquisitions} == $a->{walks};
+		next unless $have_cow;
+		my $f = $bf->{cow_context}{cow_context};
+		my $cw = $w->{cow_context};
+		$bad++, diag("$w->{label}: cow_context visited $f->{mms_visited} mms in 2 x $cw->{walks} walks of $cw->{mms}")
+			unless $f->{mms_visited} <= 2 * $cw->{walks} * $cw->{mms};
+	}
+	ok(!$bad, "the backends' own counters count each walk once, the timing repeats left out");
+}
+
 # ---- callgrind: instruction counts exist and repeat exactly ----------
 SKIP: {
 	if (system("command -v valgrind >/dev/null 2>&1") != 0) {

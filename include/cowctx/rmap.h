@@ -174,6 +174,13 @@ struct rmap_ops {
 
 	/* --json: extra backend figures ("locks": {...}); may be NULL */
 	void (*print_json)(struct model *m, FILE *out);
+	/*
+	 * The backend's own counters (the ones print_json prints), as one
+	 * block of *@size bytes that a caller may copy and put back: the
+	 * bench repeats walks to time them and puts every counter back as
+	 * it was before. NULL: the backend keeps none.
+	 */
+	void *(*counters)(struct model *m, size_t *size);
 };
 
 /*
