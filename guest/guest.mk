@@ -43,7 +43,8 @@ GUEST_KSELFTESTS := cow mremap_test mremap_dontunmap migration \
 GUEST_ALL_TESTS := cow mremap_test mremap_dontunmap migration \
 		   uffd-unit-tests ksm_functional_tests madv_populate \
 		   split_huge_page_test-anon compaction_test \
-		   cowctx-walks cowctx-generations cowctx-corpus cowctx-storm
+		   cowctx-walks cowctx-generations cowctx-forkrace \
+		   cowctx-corpus cowctx-storm
 GUEST_TESTS := $(GUEST_ALL_TESTS)
 # The walks the whole run must have compared. The storm, last, stops once
 # the kernel's count since boot passes them by 2%, or after
@@ -174,6 +175,10 @@ $(GUEST_ST)/cowctx-generations: guest/generations.c guest/idle.c guest/idle.h \
 				$(GUEST_BUILD)/selftests.stamp
 	cc $(GUEST_CFLAGS) -o $@ guest/generations.c guest/idle.c
 
+$(GUEST_ST)/cowctx-forkrace: guest/forkrace.c guest/idle.c guest/idle.h \
+			     $(GUEST_BUILD)/selftests.stamp
+	cc $(GUEST_CFLAGS) -o $@ guest/forkrace.c guest/idle.c -lpthread
+
 $(GUEST_ST)/cowctx-storm: $(GUEST_STORM_SRCS) guest/storm.h guest/idle.h \
 			  $(GUEST_BUILD)/selftests.stamp
 	cc $(GUEST_CFLAGS) -o $@ $(GUEST_STORM_SRCS)
@@ -224,7 +229,7 @@ $(GUEST_BUILD)/gen_init_cpio: $(GUEST_BUILD)/extract.stamp
 
 # gen_init_cpio writes device nodes and owners without root or mknod.
 $(GUEST_INITRD): $(GUEST_BUILD)/selftests.stamp $(GUEST_ST)/cowctx-walks \
-		 $(GUEST_ST)/cowctx-generations \
+		 $(GUEST_ST)/cowctx-generations $(GUEST_ST)/cowctx-forkrace \
 		 $(GUEST_ST)/cowctx-storm $(GUEST_ST)/cowctx-corpus \
 		 $(GUEST_ST)/split_huge_page_test-anon \
 		 $(GUEST_BUILD)/gen_init_cpio \

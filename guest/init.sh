@@ -88,7 +88,7 @@ for t in $tests; do
 		set +f
 		e=$(cut -d' ' -f1 /proc/uptime)
 		echo "GUEST-DIAG $t${args:+ $args}: rc=$rc, $s..$e s guest uptime (limit $tmo s)"
-		grep -E '^# Totals|^not ok|^Testing |Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child|corpus|generations)' \
+		grep -E '^# Totals|^not ok|^Testing |Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child|corpus|generations|forkrace)' \
 			"/tmp/$t.out" | grep -v '^# corpus: [0-9]' | head -40 |
 			sed "s/^/GUEST-DIAG $t: /"
 		# a summary comes last and must survive the cut above
