@@ -328,6 +328,13 @@ static bool count_one(struct folio *folio, struct vm_area_struct *vma,
 	return true;
 }
 
+/* A pass's callback: the counted pass and the timing pass use the same */
+static bool (*rmap_one_of(int kind))(struct folio *, struct vm_area_struct *,
+				     unsigned long, void *)
+{
+	return kind == WALK_FULL ? count_one : referenced_one;
+}
+
 static int exec_walk(struct bench_run *br, int kind)
 {
 	struct walk_pass *wp = &br->walk[kind];
@@ -339,8 +346,7 @@ static int exec_walk(struct bench_run *br, int kind)
 	list_for_each_entry(folio, &m->folios, lru) {
 		struct referenced_arg ra;
 		struct rmap_walk_control rwc = {
-			.rmap_one = kind == WALK_FULL ? count_one :
-				    referenced_one,
+			.rmap_one = rmap_one_of(kind),
 			.arg = &ra,
 		};
 		int err;
@@ -477,8 +483,7 @@ static int time_walks(struct bench_run *br, int kind)
 	list_for_each_entry(folio, &m->folios, lru) {
 		struct referenced_arg ra = { 0 };
 		struct rmap_walk_control rwc = {
-			.rmap_one = kind == WALK_FULL ? count_one :
-				    referenced_one,
+			.rmap_one = rmap_one_of(kind),
 			.arg = &ra,
 		};
 		unsigned long ns = 0;

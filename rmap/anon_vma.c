@@ -697,7 +697,7 @@ static void anon_vma_destroy(struct model *m)
 
 static void *anon_vma_counters(struct model *m, size_t *size)
 {
-	struct anon_vma_state *st = m->rmap_private;
+	struct anon_vma_state *st = anon_vma_state(m);
 
 	*size = sizeof(st->site);
 	return st->site;
