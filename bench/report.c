@@ -199,6 +199,13 @@ static void targets(FILE *f, const struct bench_opts *o,
 	fputc('\n', f);
 }
 
+/* Does the COW context examine more VMAs per mapping over a full walk? */
+static bool examined_more_in_full_walk(const struct workload_result *r)
+{
+	return r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL] >
+	       r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL];
+}
+
 /*
  * Why cow_context can cost more on a metric: the mechanism, from the
  * design and from experiments on these workloads (bench/README.md); the
@@ -210,25 +217,21 @@ static const char *loss_mechanism(int m, const struct workload_result *r)
 	int ph = m >= M_PHASE_BASE ? (m - M_PHASE_BASE) / PM_NR : -1;
 	int what = m >= M_PHASE_BASE ? (m - M_PHASE_BASE) % PM_NR : -1;
 
-	if ((m == M_EXAMINED_PER_FOUND || m == M_EXAMINED_PER_FOUND_FULL) &&
-	    !strcmp(w, "jit"))
-		return "every fourth round a process unmaps one page and maps it again. In a forked child Linux refuses to merge the new VMA into its neighbours (a fork child's anon_vma chain must not spread, is_mergeable_anon_vma()), so the new page gets a VMA of its own whose fresh anon_vma is not linked into the parent's: a walk of the parent's folio at that address never looks there. The COW context merges the page back into the big VMA and knows only that the child's mm descends from the folio's context, so it looks the address up in that mm and finds the child's own page: one more VMA examined, nothing found. With rounds below 4 (no refills) the figures are equal; the merge also leaves cow_context with far fewer VMAs (see vmas)";
 	if (m == M_FAMILY_LOCK_ACQUISITIONS || m == M_FAMILY_LOCK_OBJECTS ||
 	    m == M_FAMILY_LOCK_MAX_OBJECTS || what == PM_LOCK_ACQ ||
 	    what == PM_LOCK_OBJECTS)
 		return "the COW context's locks are shared by a fork family too and count here as anon_vma's root rwsem does: cow_context.lock (a context's children list, taken by fork and exit) and cow_context.remap_lock (a context's remap tree, taken only by writers: moves and remap-tree changes; a walk reads its seqcount, remap_seq, before and after each mm and takes no lock), where anon_vma's walk takes its root rwsem once; each lock's own counts are in results.json's backend_figures";
 	if (what == PM_ALLOCS && ph == PH_MMAP)
 		return "an mmap allocates no rmap object in anon_vma (anonymous state comes with the first fault); the COW context's allocations here are remap-tree nodes. Fields in the new VMA are no allocation: they are counted in bytes (vma_field_bytes) for both backends";
+	if (m == M_EXAMINED_PER_FOUND && !examined_more_in_full_walk(r))
+		return "the order of the candidates: over a full walk the COW context examines no more VMAs than anon_vma (examined_per_found_full), but the reclaim walk stops at the folio's last mapping, and in the COW context's order (parents before children, each list in fork order) more candidates that do not map the folio come before that one than in anon_vma's interval tree";
 	if (m == M_EXAMINED_PER_FOUND || m == M_EXAMINED_PER_FOUND_FULL)
-		return "the COW context knows which mms descend from the folio's context, not which of their VMAs were forked from the one that faulted it: every descendant mm with a VMA at the folio's address is a candidate, where anon_vma's tree holds exactly the VMAs linked to the folio's anon_vma";
+		return "its candidates are the VMAs whose anonymous state came by fork at the folio's address (or at a moved offset) in every mm below the folio's context, not only the VMAs forked from the folio's own, which anon_vma's tree holds exactly. When an mm exits, its context is spliced out and its folios are re-pointed to its parent's context, and a walk from there visits the exited mm's siblings forked since as well: their VMAs at that address were forked from the parent's, and fit (the reclaim workload with X=0, no exits, examines as many as anon_vma)";
 	if (m == M_WALK_NS || m == M_WALK_MEAN_NS || m == M_FULL_WALK_NS ||
 	    m == M_FULL_WALK_MEAN_NS || ph == PH_WALK || ph == PH_FULL_WALK)
-		return r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL] <=
-		       r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL] ?
-		       "per candidate the COW context looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel) and pins the context it stands on, where anon_vma's walk steps from one AVC to the next in an interval tree it already holds: it examines no more VMAs here (examined_per_found, examined_per_found_full), but each costs more" :
+		return !examined_more_in_full_walk(r) ?
+		       "per candidate the COW context looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel) and pins the context it stands on, where anon_vma's walk steps from one AVC to the next in an interval tree it already holds: it examines no more VMAs here over a full walk (examined_per_found_full), but each costs more" :
 		       "the COW context examines more VMAs here (examined_per_found_full), and per candidate it looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel), where anon_vma's walk steps from one AVC to the next in an interval tree it already holds";
-	if (what == PM_ALLOCS && ph == PH_EXIT)
-		return "the remap array shrinks when most of its entries are gone (remap_tree.c maybe_shrink()): unlinking the MAP_PRIVATE file and moved VMAs at exit reallocates it smaller. A failed shrink keeps the larger array, so teardown cannot fail, but it is an allocation on the unmap path that anon_vma does not make";
 	if (ph == PH_MMAP && !strcmp(w, "zygote") &&
 	    inst_param(&r->inst, "F") > 0)
 		return "one timed call (mmap of all VMAs at once): MAP_PRIVATE file VMAs carry an offset other than 0, so the COW context tracks them in the remap tree; on a single sample this is at the edge of this machine's noise";

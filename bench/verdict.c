@@ -88,9 +88,11 @@ static void short_reason(char *buf, size_t len, enum loss_kind k,
 			snprintf(buf, len, "as many VMAs examined, but each costs a VMA-tree lookup and a context pin where anon_vma steps along an interval tree");
 		return;
 	case LOSS_EXAMINED:
-		snprintf(buf, len, "%s", !strcmp(r->inst.w->name, "jit") ?
-			 "a refilled page merges back into the big VMA (Linux keeps it apart), so a child's own page becomes a candidate" :
-			 "its candidates are descendant mms with a VMA at the address, not the VMAs forked from the folio's");
+		if (m == M_EXAMINED_PER_FOUND && ec <= ea)
+			snprintf(buf, len, "over a full walk it examines fewer (%.3g against %.3g), but its fork order meets more non-mapping candidates before the reclaim walk's last mapping",
+				 ec, ea);
+		else
+			snprintf(buf, len, "its candidates are the forked VMAs at the address in every mm below the folio's context, and an exited mm's folios go to its parent's, whose other children are then visited too");
 		return;
 	default:
 		break;

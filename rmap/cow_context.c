@@ -244,12 +244,12 @@ static int init_common(struct model *m, unsigned int walk_flags)
 
 static int cow_init(struct model *m)
 {
-	return init_common(m, COW_WALK_PRUNE);
+	return init_common(m, COW_WALK_PRUNE | COW_WALK_FORKED_ONLY);
 }
 
 static int cow_init_noprune(struct model *m)
 {
-	return init_common(m, 0);
+	return init_common(m, COW_WALK_FORKED_ONLY);
 }
 
 static int cow_init_poc(struct model *m)
@@ -777,11 +777,12 @@ static void cow_print_json(struct model *m, FILE *out)
 		"\"mms_visited\": %lu, \"contexts_pruned\": %lu, "
 		"\"remap_candidates\": %lu, \"lossy_scans\": %lu, "
 		"\"vma_retries\": %lu, \"vma_busy\": %lu, "
+		"\"vma_not_forked\": %lu, "
 		"\"mm_retries\": %lu, \"root_retries\": %lu, "
 		"\"pruning\": %s}",
 		w->contexts_visited, w->mms_visited, w->contexts_pruned,
 		w->remap_candidates, w->lossy_scans, w->vma_retries,
-		w->vma_busy, w->mm_retries, w->root_retries,
+		w->vma_busy, w->vma_not_forked, w->mm_retries, w->root_retries,
 		inst->walk_flags & COW_WALK_PRUNE ? "true" : "false");
 }
 

@@ -129,6 +129,7 @@ enum cow_walk_flags {
 	COW_WALK_PRUNE = 1 << 0,	/* fork-generation pruning */
 	COW_WALK_POC_EARLY_STOP = 1 << 1,	/* the PoC's exclusive stop */
 	COW_WALK_POC_ORDER = 1 << 2,	/* the PoC's: children first */
+	COW_WALK_FORKED_ONLY = 1 << 3,	/* below the folio's mm: forked VMAs */
 };
 
 struct cow_walk_stats {
@@ -139,6 +140,7 @@ struct cow_walk_stats {
 	unsigned long lossy_scans;	/* mms scanned for want of entries */
 	unsigned long vma_retries;	/* VMA changed before its lock */
 	unsigned long vma_busy;		/* VMA read trylock failed */
+	unsigned long vma_not_forked;	/* anon state its own: no candidate */
 	unsigned long mm_retries;	/* mms visited again: remap_seq moved */
 	unsigned long root_retries;	/* folio's context changed under us */
 };

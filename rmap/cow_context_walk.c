@@ -125,6 +125,24 @@
  *    it. So C's whole subtree is skipped. Splicing and re-pointing keep
  *    this exact: see "the bounded tree" in cow_context.c. (Moves do not
  *    break it: a folio moves only when exclusive, and gets a new stamp.)
+ *
+ * 7. Forked VMAs only, below the folio's mm. In any mm but the one the
+ *    folio was attached in (X's, and only while the stamp does not say
+ *    it was re-pointed from below), the folio can be mapped only by
+ *    fork's copy and by moves of that copy: a VMA whose anonymous state
+ *    the mm gave it itself (a first fault there, or a neighbour's such
+ *    state taken at it) holds none of an older mm's folios, however
+ *    well its address and offset fit. The model's vma->anon_vma_id says
+ *    which is which, as Linux's anon_vma_chain does: ANON_VMA_ID_FORKED
+ *    is set by fork before the VMA is linked (dup_vma()), carried by
+ *    split, merge and mremap's copy, never given to a first fault
+ *    (reusable_anon_vma() takes no forked neighbour's) and taken away
+ *    only with the VMA's pages (MREMAP_DONTUNMAP's source). A walk of
+ *    the parent's folio then skips the child's refilled hole at the
+ *    same address, as anon_vma's walk never meets that VMA's new
+ *    anon_vma. The id is read with the rest of the candidate's fit,
+ *    before and after its read lock; it changes only from 0 (and the
+ *    VMA had no anonymous state, so it did not fit) or with a VMA write.
  */
 /*
  * liburcu's read side inline, as the kernel's rcu_read_lock() is: a
@@ -170,6 +188,18 @@ static bool vma_fits(const struct cow_walk *w, struct cow_context *ctx,
 }
 
 /*
+ * Below the mm the folio was attached in, only a VMA whose anonymous
+ * state came by fork can map it: see point 7 at the top.
+ */
+static bool may_map_folio(const struct cow_walk *w, struct cow_context *ctx,
+			  const struct vm_area_struct *vma)
+{
+	return (vma->anon_vma_id & ANON_VMA_ID_FORKED) ||
+	       !(w->inst->walk_flags & COW_WALK_FORKED_ONLY) ||
+	       (ctx == w->attached && !w->inherited);
+}
+
+/*
  * The VMA is write-locked. A try-walker gives up (rwc->contended, as
  * folio_referenced() does); any other leaves RCU (the mm pin keeps the
  * context), waits for the writer (the kernel: mmap_read_lock(), which
@@ -211,13 +241,18 @@ static bool visit_candidate(struct cow_walk *w, struct cow_context *ctx,
 		vma = vma_lookup(mm, addr);
 		if (!vma_fits(w, ctx, mm, vma, addr, offset))
 			return true;
+		if (!may_map_folio(w, ctx, vma)) {
+			w->inst->walk.vma_not_forked++;
+			return true;
+		}
 		if (!vma_start_read(vma)) {
 			if (!wait_for_vma(w, ctx, mm))
 				return false;
 			continue;
 		}
 		/* lock_vma_under_rcu(): it may have changed before the lock */
-		if (vma_fits(w, ctx, mm, vma, addr, offset))
+		if (vma_fits(w, ctx, mm, vma, addr, offset) &&
+		    may_map_folio(w, ctx, vma))
 			break;
 		vma_end_read(vma);
 		w->inst->walk.vma_retries++;

@@ -12,7 +12,10 @@
 #    9's 5% is not met once anon_vma's fields count too, as the bench's
 #    verdict says);
 #  - fork32-fault: cow_context examines at most 1.05 VMAs per mapping
-#    found, anon_vma about 33, and so would cow_context without pruning.
+#    found, anon_vma about 33, and so would cow_context without pruning;
+#  - refill-after-fork: a child's own VMA at the address of the parent's
+#    folio is no candidate (its anonymous state did not come by fork):
+#    cow_context examines exactly as many VMAs as anon_vma.
 
 set -u
 . "$(dirname "$0")/lib/tap.sh"
@@ -88,5 +91,16 @@ ok $? "fork32: without pruning cow_context would examine $(ratio "$ex_cow_contex
 pruned=$(figure cow_context cow_context.contexts_pruned "$tmp/f.json")
 [ "$pruned" -ge 32000 ] 2>/dev/null
 ok $? "fork32: $pruned child subtrees pruned (32 per walk)"
+
+f=tests/cow_context/refill-after-fork.scn
+"$COWCTX" run --json --rmap=anon_vma,cow_context "$f" > "$tmp/r.json" 2> "$tmp/err"
+ok $? "refill: both backends exact"
+exa=$(figure anon_vma walk.vmas_examined "$tmp/r.json")
+exc=$(figure cow_context walk.vmas_examined "$tmp/r.json")
+nf=$(figure cow_context cow_context.vma_not_forked "$tmp/r.json")
+[ "$exc" = "$exa" ] 2>/dev/null
+ok $? "refill: cow_context examines as many VMAs as anon_vma ($exc, $exa)"
+[ "$nf" = 16 ]
+ok $? "refill: the 8 refilled VMAs skipped in both walks of the parent's folio ($nf)"
 
 tap_done
