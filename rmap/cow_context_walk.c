@@ -173,6 +173,7 @@ struct cow_walk {
 	struct cow_context *attached;	/* the folio's context, as read */
 	unsigned long mm_found;		/* mappings found before this mm */
 	bool prune;
+	bool forked_only;		/* COW_WALK_FORKED_ONLY */
 	bool stopped;
 };
 
@@ -188,15 +189,24 @@ static bool vma_fits(const struct cow_walk *w, struct cow_context *ctx,
 }
 
 /*
+ * Is @ctx's mm the one @w's folio was attached in? Not when the stamp
+ * says the folio was re-pointed to @ctx from a context below it.
+ */
+static bool in_attached_mm(const struct cow_walk *w,
+			   const struct cow_context *ctx)
+{
+	return ctx == w->attached && !w->inherited;
+}
+
+/*
  * Below the mm the folio was attached in, only a VMA whose anonymous
  * state came by fork can map it: see point 7 at the top.
  */
 static bool may_map_folio(const struct cow_walk *w, struct cow_context *ctx,
 			  const struct vm_area_struct *vma)
 {
-	return (vma->anon_vma_id & ANON_VMA_ID_FORKED) ||
-	       !(w->inst->walk_flags & COW_WALK_FORKED_ONLY) ||
-	       (ctx == w->attached && !w->inherited);
+	return (vma->anon_vma_id & ANON_VMA_ID_FORKED) || !w->forked_only ||
+	       in_attached_mm(w, ctx);
 }
 
 /*
@@ -548,7 +558,7 @@ static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 	 * folio ever comes to an existing mm, so that holds for the whole
 	 * walk, whatever moves the folio meanwhile.
 	 */
-	if (root == w->attached && !w->inherited)
+	if (in_attached_mm(w, root))
 		visit_context(w, cur);
 	for (;;) {
 		if (w->stopped)
@@ -634,6 +644,7 @@ int cow_context_walk(struct folio *folio, struct rmap_walk_control *rwc)
 	};
 
 	w.prune = w.inst->walk_flags & COW_WALK_PRUNE;
+	w.forked_only = w.inst->walk_flags & COW_WALK_FORKED_ONLY;
 	rcu_read_lock();
 	root = find_root(&w, folio);
 	w.root = root;
