@@ -503,6 +503,8 @@ int anchors_measure(const struct bench_opts *o, struct anchor_row **rows,
 int bench_loss(const struct workload_result *r, int m);
 /* why it is worse: the mechanism, with this run's figures */
 const char *loss_reason(int m, const struct workload_result *r);
+/* does the COW context examine more VMAs per mapping over a full walk? */
+bool examined_more_in_full_walk(const struct workload_result *r);
 /* a number the backend reports in its own figures; -1 if absent */
 double backend_figure(const struct workload_result *r, int c,
 		      const char *key);

@@ -199,8 +199,7 @@ static void targets(FILE *f, const struct bench_opts *o,
 	fputc('\n', f);
 }
 
-/* Does the COW context examine more VMAs per mapping over a full walk? */
-static bool examined_more_in_full_walk(const struct workload_result *r)
+bool examined_more_in_full_walk(const struct workload_result *r)
 {
 	return r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL] >
 	       r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL];

@@ -81,15 +81,15 @@ static void short_reason(char *buf, size_t len, enum loss_kind k,
 		if (ctx > 0 && mms > 0 && ctx >= 1.5 * mms)
 			snprintf(buf, len, "exited processes' contexts stay on the walk's path (the walks visited %.0f contexts for %.0f mms)",
 				 ctx, mms);
-		else if (ec > ea)
+		else if (examined_more_in_full_walk(r))
 			snprintf(buf, len, "it examines more VMAs per mapping found in a full walk (%.3g against %.3g)",
 				 ec, ea);
 		else
 			snprintf(buf, len, "as many VMAs examined, but each costs a VMA-tree lookup and a context pin where anon_vma steps along an interval tree");
 		return;
 	case LOSS_EXAMINED:
-		if (m == M_EXAMINED_PER_FOUND && ec <= ea)
-			snprintf(buf, len, "over a full walk it examines fewer (%.3g against %.3g), but its fork order meets more non-mapping candidates before the reclaim walk's last mapping",
+		if (m == M_EXAMINED_PER_FOUND && !examined_more_in_full_walk(r))
+			snprintf(buf, len, "over a full walk it examines no more (%.3g against %.3g), but its fork order meets more non-mapping candidates before the reclaim walk's last mapping",
 				 ec, ea);
 		else
 			snprintf(buf, len, "its candidates are the forked VMAs at the address in every mm below the folio's context, and an exited mm's folios go to its parent's, whose other children are then visited too");
