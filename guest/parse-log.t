@@ -105,6 +105,14 @@ splice(@cut, 5, 0, 'ow');
 ok($rc == 1 && $out =~ /^ok \d+ - guest: cow$/m &&
    $out =~ /^not ok \d+ - kernel log: no WARN$/m,
    'a WARN inside a result line still fails the run, and the result is read whole');
+@cut = map {
+	s/^GUEST-TAP ok - cow$/GUEST-TAP ok - c[   12.000000] WARNING: CPU: 1 PID: 50 at mm\/rmap.c:100 foo+0x1\/0x2/r
+} @clean;
+splice(@cut, 5, 0, '[   12.000001] Modules linked in:', 'ow');
+($rc, $out) = parse('', @cut);
+ok($rc == 1 && $out =~ /^ok \d+ - guest: cow$/m &&
+   $out =~ /^not ok \d+ - kernel log: no WARN$/m,
+   'a WARN inside a result line, more kernel lines after it: still judged, the result still read whole');
 ($rc, $out) = (system("$parser $dir/does-not-exist >/dev/null 2>&1") >> 8, '');
 ok($rc == 2, 'an unreadable log is a usage error (exit 2)');
 
