@@ -59,7 +59,8 @@ KERNEL_SRCS := kernel/agent.c kernel/runner.c kernel/procfs.c kernel/tracefs.c \
 	       kernel/kernel_cmd.c kernel/limits.c kernel/record_cmd.c \
 	       kernel/record_run.c kernel/record_trace.c kernel/record_write.c \
 	       kernel/record_layout.c kernel/record_names.c kernel/record_ptrset.c \
-	       kernel/record_raw.c kernel/idle_walks.c guest/idle.c
+	       kernel/record_raw.c kernel/idle_walks.c kernel/zero_page.c \
+	       guest/idle.c
 BENCH_SRCS := bench/prog.c bench/workloads.c bench/exec.c bench/metrics.c \
 	      bench/run.c bench/callgrind.c bench/curves.c bench/output.c \
 	      bench/report.c bench/bench_cmd.c bench/user_scn.c \

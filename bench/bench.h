@@ -70,6 +70,7 @@ struct bench_prog {
 	char **files;		/* file names, by op->file_nr */
 	unsigned int nr_files;
 	const char *path;	/* a user scenario's file, for errors */
+	bool forbids_zero_page;	/* the file's `kernel zero_page=off` */
 	int err;
 };
 

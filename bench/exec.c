@@ -660,6 +660,8 @@ static int exec_one(struct bench_run *br, const struct bench_op *op)
 static int run_start(const struct bench_prog *p, struct bench_run *br)
 {
 	br->m = model_create(br->ops);
+	if (br->m)
+		br->m->forbids_zero_page = p->forbids_zero_page;
 	br->procs = model_zalloc((p->nr_procs + 1) * sizeof(*br->procs));
 	br->op_ns = model_zalloc((p->nr + 1) * sizeof(*br->op_ns));
 	br->files = p->files;

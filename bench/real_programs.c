@@ -96,6 +96,7 @@ static int replay(struct real_result *r, const struct scenario *sc,
 		ret = -ENOMEM;
 	rp.one.path = sc->path;
 	rp.one.nr = 1;
+	rp.one.zero_page = sc->zero_page;
 	for (k = 0; k <= sc->nr && !ret; k++) {
 		const struct stmt *st = &sc->stmts[k];
 

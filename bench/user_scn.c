@@ -174,6 +174,7 @@ static int scenario_prog(const char *path, struct bench_prog *p)
 	if (scenario_parse_file(path, &sc))
 		return -EINVAL;
 	p->path = path;
+	p->forbids_zero_page = sc.zero_page == SCN_ZERO_PAGE_OFF;
 	for (k = 0; k < sc.nr && !p->err; k++)
 		add_stmt(p, &ns, &sc.stmts[k]);
 	prog_simple(p, OP_SNAPSHOT);

@@ -28,6 +28,7 @@
 #include "kernel/runner.h"
 #include "kernel/snapshot.h"
 #include "kernel/tracefs.h"
+#include "kernel/zero_page.h"
 #include <cowctx/rmap.h>
 #include "scenario/exec.h"
 
@@ -184,6 +185,19 @@ static int preflight(struct judge *j)
 	}
 	if (!pfns_visible()) {
 		why(j, "/proc/PID/pagemap hides PFNs here");
+		return KERNEL_EXIT_SKIP;
+	}
+	/* the kernel's behaviour is an input, never an assumption */
+	j->res->zero_page = kzero_page_probe(j->res->why,
+					     sizeof(j->res->why));
+	if (j->res->zero_page == SCN_ZERO_PAGE_UNSTATED)
+		return KERNEL_EXIT_SKIP;
+	if (j->sc->zero_page != SCN_ZERO_PAGE_UNSTATED &&
+	    j->sc->zero_page != j->res->zero_page) {
+		why(j, "%s:%d: the file states zero_page=%s, and this kernel is zero_page=%s: it cannot be judged here",
+		    j->sc->path, j->sc->zero_page_line,
+		    scenario_zero_page_name(j->sc->zero_page),
+		    scenario_zero_page_name(j->res->zero_page));
 		return KERNEL_EXIT_SKIP;
 	}
 	if (j->o->idle_walks &&
@@ -611,6 +625,7 @@ static int check_supported(struct judge *j)
 static int judge(struct judge *j)
 {
 	struct exec_state es = { .on_check = on_check, .arg = j };
+	struct scenario run;
 	const struct rmap_ops *ops;
 	const pid_t *pids;
 	char *msg = NULL;
@@ -687,7 +702,12 @@ static int judge(struct judge *j)
 		why(j, "out of memory");
 		return 2;
 	}
-	ret = scenario_exec(&es, j->sc, j->m, err);
+	/* the model runs as the kernel does (or as a test says) */
+	run = *j->sc;
+	run.zero_page = j->o->model_zero_page ? j->o->model_zero_page :
+			j->res->zero_page;
+	j->res->model_zero_page = run.zero_page;
+	ret = scenario_exec(&es, &run, j->m, err);
 	fclose(err);
 	if (ret == 2 && !j->failed)
 		ret = settle_model_refusal(j, msg);

@@ -32,12 +32,19 @@ struct kjudge_opts {
 	 * are not counted, VMAs and pages are still compared
 	 */
 	bool no_trace;
+	/*
+	 * The model's zero-page mode whatever the probe finds (a test's
+	 * wrong fact); SCN_ZERO_PAGE_UNSTATED: the probe's
+	 */
+	enum scn_zero_page model_zero_page;
 };
 
 struct kjudge_result {
 	struct kcompare cmp;
 	struct kidle idle;	/* with opts.idle_walks */
 	const char *rmap;	/* the backend the model ran */
+	enum scn_zero_page zero_page;	/* the kernel's, as probed */
+	enum scn_zero_page model_zero_page;	/* the model's */
 	int signal;		/* the signal that interrupted the run */
 	int line;		/* the statement why is about; 0 none */
 	char why[512];		/* a 77's or failure's reason */

@@ -46,6 +46,15 @@ static void usage(FILE *f)
 		"  --model-skip-cow=N\n"
 		"                test only: the model's Nth COW fault writes into the\n"
 		"                shared page, a wrong fact the comparison must catch\n"
+		"  --model-zero-page=on|off\n"
+		"                test only: the model maps the zero page on read\n"
+		"                faults (on) or allocates (off) whatever this kernel\n"
+		"                does, a wrong fact the comparison must catch\n"
+		"\n"
+		"The model runs as this kernel does: one read fault, read back through\n"
+		"pagemap and kpageflags, tells whether it maps the shared zero page\n"
+		"(reported as zero_page=on or off). A file that states the other\n"
+		"(`kernel zero_page=...`) cannot be judged here: exit 77.\n"
 		"\n"
 		"Needs root, pagemap PFNs and tracefs (not with --no-trace), and\n"
 		"page_idle with --idle-walks. RLIMIT_NOFILE is raised to\n"
@@ -66,6 +75,8 @@ static void print_json(const char *path, const struct kjudge_result *r,
 	json_string(stdout, path);
 	printf(", \"rmap\": ");
 	json_string(stdout, r->rmap ? r->rmap : "");
+	printf(", \"zero_page\": \"%s\"",
+	       scenario_zero_page_name(r->zero_page));
 	printf(", \"checks\": %d, \"pages_compared\": %ld, \"vma_mismatches\": %ld, \"sharing_mismatches\": %ld, \"anon_vma_mismatches\": %ld, \"statement_mismatches\": %ld, \"anon_vma\": {\"kernel\": ",
 	       c->checks, c->pages_compared, c->vma_mismatches,
 	       c->sharing_mismatches, c->anon_vma_mismatches,
@@ -124,6 +135,13 @@ static void print_text(const char *path, const struct kjudge_result *r,
 		else
 			printf("; no shadow check counters (%s)", SHADOW_DIR);
 	}
+	if (r->model_zero_page == r->zero_page)
+		printf("\nkernel and model: zero_page=%s (probed)",
+		       scenario_zero_page_name(r->zero_page));
+	else
+		printf("\nkernel: zero_page=%s (probed), model: zero_page=%s (--model-zero-page)",
+		       scenario_zero_page_name(r->zero_page),
+		       scenario_zero_page_name(r->model_zero_page));
 	printf("\n%s\n", kcompare_total(c) ||
 	       r->idle.confirmed < r->idle.forced ? "DIFFERENT" : "agree");
 }
@@ -144,6 +162,7 @@ int cmd_kernel(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "rmap", required_argument, NULL, 'r' },
 		{ "model-skip-cow", required_argument, NULL, 's' },
+		{ "model-zero-page", required_argument, NULL, 'z' },
 		{ "idle-walks", no_argument, NULL, 'i' },
 		{ "no-trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -173,6 +192,15 @@ int cmd_kernel(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'z':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "cowctx kernel: bad --model-zero-page '%s' (on or off)\n",
+					optarg);
+				return 2;
+			}
+			o.model_zero_page = strcmp(optarg, "on") ?
+					    SCN_ZERO_PAGE_OFF : SCN_ZERO_PAGE_ON;
 			break;
 		case 'i':
 			o.idle_walks = true;

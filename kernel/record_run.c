@@ -29,6 +29,7 @@
 
 #include "kernel/kernel.h"
 #include "kernel/record.h"
+#include "kernel/zero_page.h"
 
 #define R_MAP_ANONYMOUS	0x20
 /* an event the writer waits on for this long has lost its stop */
@@ -367,7 +368,7 @@ static int process(struct rec_loop *l, bool final)
 	return moved;
 }
 
-static void write_header(FILE *out, char **argv)
+static void write_header(FILE *out, char **argv, enum scn_zero_page zp)
 {
 	struct utsname u;
 	time_t now = time(NULL);
@@ -391,6 +392,8 @@ static void write_header(FILE *out, char **argv)
 	fprintf(out, "\n# kernel: %s %s %s; recorded %s\n", u.sysname,
 		u.release, u.machine, date);
 	fprintf(out, "# THP off for the tree (PR_SET_THP_DISABLE); process p<PID> is the mm made by task PID\n");
+	/* probed: the replay runs the model as this kernel ran the program */
+	fprintf(out, "kernel zero_page=%s\n", scenario_zero_page_name(zp));
 }
 
 static int start_child(struct rec_loop *l, const struct rec_opts *o,
@@ -530,11 +533,17 @@ int rec_run(const struct rec_opts *o)
 	sigset_t mask;
 	FILE *out = stdout;
 	uint64_t t0 = now_ns();
+	enum scn_zero_page zp;
 	int sfd, ret = 2;
 
 	memset(&l, 0, sizeof(l));
 	if (geteuid()) {
 		fprintf(stderr, "cowctx record: skipped: needs root (ptrace of the tree, tracefs)\n");
+		return KERNEL_EXIT_SKIP;
+	}
+	zp = kzero_page_probe(why, sizeof(why));
+	if (zp == SCN_ZERO_PAGE_UNSTATED) {
+		fprintf(stderr, "cowctx record: skipped: %s\n", why);
 		return KERNEL_EXIT_SKIP;
 	}
 	if (rec_trace_open(&l.trace, o->buffer_kb, why, sizeof(why))) {
@@ -565,7 +574,7 @@ int rec_run(const struct rec_opts *o)
 	signal(SIGHUP, on_stop_signal);
 	/* ^C reaches the command too; the recording ends with it */
 	signal(SIGINT, SIG_IGN);
-	write_header(out, o->argv);
+	write_header(out, o->argv, zp);
 	if (sfd < 0) {
 		fprintf(stderr, "cowctx record: signalfd: %s\n",
 			strerror(errno));

@@ -52,11 +52,12 @@ static unsigned int write_pte_flags(void)
 }
 
 /*
- * A write that needs a new exclusive folio (first write, COW of the zero
- * page, a file page or a shared folio): it replaces whatever @ptep maps.
+ * A new exclusive folio mapped with @pte_flags in place of whatever
+ * @ptep maps: a write that needs one (first write, COW of the zero page,
+ * a file page or a shared folio), or a read where there is no zero page.
  */
-static int map_new_anon_folio(struct vm_area_struct *vma, unsigned long addr,
-			      pte_t *ptep)
+static int map_anon_folio(struct vm_area_struct *vma, unsigned long addr,
+			  pte_t *ptep, unsigned int pte_flags)
 {
 	struct folio *folio;
 	int err;
@@ -68,22 +69,37 @@ static int map_new_anon_folio(struct vm_area_struct *vma, unsigned long addr,
 	if (!folio)
 		return -ENOMEM;
 	pte_clear_and_put(vma->vm_mm, addr, ptep);
-	set_pte(vma->vm_mm, addr, ptep, folio, write_pte_flags());
+	set_pte(vma->vm_mm, addr, ptep, folio, pte_flags);
 	return 0;
 }
 
-/* do_anonymous_page(): nothing mapped yet in an anonymous VMA */
+static int map_new_anon_folio(struct vm_area_struct *vma, unsigned long addr,
+			      pte_t *ptep)
+{
+	return map_anon_folio(vma, addr, ptep, write_pte_flags());
+}
+
+/*
+ * do_anonymous_page(): nothing mapped yet in an anonymous VMA. Reads
+ * see the shared zero page unless the kernel forbids it; then a read
+ * allocates as a write does (vmf_anon_prepare(), so the VMA gets its
+ * anon_vma), and the PTE is writable and dirty when the VMA is
+ * writable, as Linux makes it, so a later write takes no fault.
+ */
 static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 			     pte_t *ptep, bool write)
 {
 	struct model *m = vma->vm_mm->model;
 
-	if (!write) {
-		/* reads of untouched memory see the shared zero page */
+	if (write)
+		return map_new_anon_folio(vma, addr, ptep);
+	if (!m->forbids_zero_page) {
 		set_pte(vma->vm_mm, addr, ptep, &m->zero_folio, _PAGE_ACCESSED);
 		return 0;
 	}
-	return map_new_anon_folio(vma, addr, ptep);
+	return map_anon_folio(vma, addr, ptep,
+			      vma->vm_flags & VM_WRITE ? write_pte_flags() :
+							 _PAGE_ACCESSED);
 }
 
 /* fault_around_bytes' default: 64K, sixteen pages */

@@ -285,12 +285,14 @@ int scenario_exec(struct exec_state *es, const struct scenario *sc,
 
 	es->sc = sc;
 	es->m = m;
+	scenario_apply_zero_page(sc, m);
 	if (es->layout_ref && es->layout_ref != m->rmap) {
 		ref.m = model_create(es->layout_ref);
 		if (!ref.m) {
 			fprintf(err, "%s: out of memory\n", sc->path);
 			return 2;
 		}
+		scenario_apply_zero_page(sc, ref.m);
 	}
 	for (i = 0; i < sc->nr && !ret; i++)
 		ret = ref.m ? exec_stmt_ref(es, &ref, &sc->stmts[i], err) :

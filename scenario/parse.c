@@ -382,6 +382,40 @@ static bool names_actor(struct parser *p)
 	return true;
 }
 
+/*
+ * kernel zero_page=on|off: what the file says of the kernel it was
+ * written for. Before every statement, so that nothing has run in
+ * another mode, and each setting once.
+ */
+static int parse_kernel(struct parser *p, struct scenario *sc)
+{
+	static const char usage[] = "kernel zero_page=on|off";
+	int t;
+
+	if (sc->nr)
+		return perr(p, "'kernel' comes before every statement");
+	if (p->ntok < 2)
+		return perr(p, "missing argument: %s", usage);
+	for (t = 1; t < p->ntok; t++) {
+		const char *s = p->tok[t];
+
+		if (strncmp(s, "zero_page=", 10))
+			return perr(p, "unexpected '%s' (%s)", s, usage);
+		if (sc->zero_page_line)
+			return perr(p, "zero_page already stated at line %d",
+				    sc->zero_page_line);
+		if (!strcmp(s + 10, "on"))
+			sc->zero_page = SCN_ZERO_PAGE_ON;
+		else if (!strcmp(s + 10, "off"))
+			sc->zero_page = SCN_ZERO_PAGE_OFF;
+		else
+			return perr(p, "bad zero_page '%s' (on or off)",
+				    s + 10);
+		sc->zero_page_line = p->line;
+	}
+	return 0;
+}
+
 /* One statement from p->tok; fills @st. */
 static int parse_stmt(struct parser *p, struct stmt *st)
 {
@@ -576,6 +610,10 @@ int scenario_parse_string(const char *path, const char *text,
 			err = perr(&p, "too many words");
 			break;
 		}
+		if (!strcmp(p.tok[0], "kernel") && !names_actor(&p)) {
+			err = parse_kernel(&p, sc);
+			continue;
+		}
 		if (sc->nr == cap) {
 			void *n;
 
@@ -651,4 +689,30 @@ void scenario_free(struct scenario *sc)
 	free(sc->stmts);
 	free(sc->path);
 	memset(sc, 0, sizeof(*sc));
+}
+
+const char *scenario_zero_page_name(enum scn_zero_page mode)
+{
+	return mode == SCN_ZERO_PAGE_OFF ? "off" : "on";
+}
+
+int scenario_set_zero_page(struct scenario *sc, enum scn_zero_page mode,
+			   const char *who, FILE *err)
+{
+	if (mode == SCN_ZERO_PAGE_UNSTATED)
+		return 0;
+	if (sc->zero_page != SCN_ZERO_PAGE_UNSTATED && sc->zero_page != mode) {
+		fprintf(err, "%s:%d: the file states zero_page=%s, %s is zero_page=%s\n",
+			sc->path, sc->zero_page_line,
+			scenario_zero_page_name(sc->zero_page), who,
+			scenario_zero_page_name(mode));
+		return -1;
+	}
+	sc->zero_page = mode;
+	return 0;
+}
+
+void scenario_apply_zero_page(const struct scenario *sc, struct model *m)
+{
+	m->forbids_zero_page = sc->zero_page == SCN_ZERO_PAGE_OFF;
 }

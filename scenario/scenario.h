@@ -7,6 +7,7 @@
 #define COWCTX_SCENARIO_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #define SCN_NAME_MAX	64
 
@@ -50,10 +51,23 @@ struct stmt {
 	long rec_anon_vma_chain;	/* recorded anon_vma_chain=M */
 };
 
+/*
+ * What the file says of the kernel it was written for (`kernel
+ * zero_page=on|off`, docs/scenario.md): unstated, the runner decides
+ * (cowctx run: stock x86-64, or --zero-page; cowctx kernel: the probe).
+ */
+enum scn_zero_page {
+	SCN_ZERO_PAGE_UNSTATED,
+	SCN_ZERO_PAGE_ON,	/* read faults map the shared zero page */
+	SCN_ZERO_PAGE_OFF,	/* the kernel forbids it: reads allocate */
+};
+
 struct scenario {
 	char *path;
 	struct stmt *stmts;
 	int nr;
+	enum scn_zero_page zero_page;
+	int zero_page_line;	/* its `kernel` line; 0 when unstated */
 };
 
 /*
@@ -66,6 +80,20 @@ int scenario_parse_file(const char *path, struct scenario *sc);
 int scenario_parse_string(const char *path, const char *text,
 			  struct scenario *sc);
 void scenario_free(struct scenario *sc);
+
+/*
+ * Run @sc in zero-page mode @mode (@who names the command line or
+ * probe that asks, for the message) unless the file states another:
+ * then prints "FILE:LINE: ..." to @err and returns -1. An unstated
+ * file takes @mode; SCN_ZERO_PAGE_UNSTATED changes nothing.
+ */
+int scenario_set_zero_page(struct scenario *sc, enum scn_zero_page mode,
+			   const char *who, FILE *err);
+/* "on" or "off" (stock when unstated) */
+const char *scenario_zero_page_name(enum scn_zero_page mode);
+/* Set @m's zero-page mode from @sc (stock when unstated) */
+struct model;
+void scenario_apply_zero_page(const struct scenario *sc, struct model *m);
 
 /* The statement's keyword ("mmap" for STMT_MMAP), for reports */
 const char *stmt_kind_name(enum stmt_kind kind);

@@ -9,6 +9,18 @@
 #                                 report "FILE:LINE:" on stderr, LINE exact
 #   "# expect-message: TEXT"      that report must also contain TEXT (a
 #                                 fixed string; several such lines: all)
+#   "# zero-page: TEXT (folios checked: on N, off M; peak rmap bytes:
+#   on X, off Y)"                 the file's story depends on the kernel's
+#                                 zero page: TEXT says how, and the figures
+#                                 are those `cowctx run --json` gives in
+#                                 each mode (the anon_vma backend's)
+#
+# Then each file runs again in the other zero-page mode (docs/scenario.md,
+# `kernel zero_page=`): a file that states no mode must pass under
+# --zero-page=off too (an error file: refused at the same line), and its
+# figures (folios checked, peak rmap bytes, walks) differ between the
+# modes exactly when its header has "# zero-page:". A file that states a
+# mode must be refused under the other one.
 #
 # The same files run on the real kernel, so a scenario that fails here is
 # either a model bug or a corpus bug; the diagnostics below say which file,
@@ -29,7 +41,9 @@ if [ ${#files[@]} -eq 0 ]; then
 	exit 1
 fi
 
-tap_plan ${#files[@]}
+# each file twice: as written (stock when it states no mode), then in
+# the other zero-page mode (below)
+tap_plan $((2 * ${#files[@]}))
 
 # A failure, with what was wanted and what came out (a few lines each).
 not_ok() {
@@ -148,6 +162,73 @@ for f in "${files[@]}"; do
 		ok 0 "$f refused at line $want_line: $(printf "'%s' " "${want_msgs[@]}")(exit 2)"
 	else
 		ok 0 "$f refused at line $want_line (exit 2)"
+	fi
+done
+
+# `cowctx run --json` figures that a read fault's kind changes
+fingerprint() {
+	perl -MJSON::PP -0777 -ne '
+		my $j = eval { decode_json($_) } or exit 1;
+		my $b = $j->{backends}{anon_vma} or exit 1;
+		print join(" ", $b->{folios_checked}, $b->{peak_bytes},
+			   $b->{walk}{walks}), "\n";
+	' "$1"
+}
+
+# refused_in MODE PATTERN DESC: `cowctx run --zero-page=MODE "$f"` must
+# exit 2 with PATTERN (a grep regex) on stderr
+refused_in() {
+	"$COWCTX" run --zero-page="$1" "$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q -- "$2" "$tmp/err"; then
+		ok 0 "$3"
+	else
+		not_ok "$3" "got exit $rc"
+	fi
+}
+
+for f in "${files[@]}"; do
+	stated=$(sed -n 's/#.*//; s/^[[:space:]]*kernel[[:space:]]\{1,\}zero_page=\([a-z]*\).*/\1/p' \
+		 "$f" | head -n 1)
+	if [ -n "$stated" ]; then
+		other=on
+		[ "$stated" = on ] && other=off
+		refused_in $other "states zero_page=$stated" \
+			"$f states zero_page=$stated: --zero-page=$other is refused"
+		continue
+	fi
+	want_line=$(sed -n 's/^#[[:space:]]*expect-error:[[:space:]]*//p' "$f" |
+		    head -n 1 | tr -d '[:space:]')
+	if [ -n "$want_line" ]; then
+		refused_in off "^$f:$want_line:" \
+			"$f zero_page=off: refused at line $want_line too"
+		continue
+	fi
+	"$COWCTX" run --json --zero-page=on "$f" >"$tmp/on" 2>"$tmp/err"
+	rc_on=$?
+	"$COWCTX" run --json --zero-page=off "$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc_on != 0 ] || [ $rc != 0 ]; then
+		not_ok "$f zero_page=off: must exit 0 in both modes" \
+			"got exit $rc_on (on) and $rc (off)"
+		continue
+	fi
+	on=$(fingerprint "$tmp/on")
+	off=$(fingerprint "$tmp/out")
+	told=0
+	grep -q '^#[[:space:]]*zero-page:' "$f" && told=1
+	if [ "$on" != "$off" ] && [ $told = 0 ]; then
+		not_ok "$f depends on the zero page: its header must say how (# zero-page:)" \
+			"folios checked, peak bytes, walks: on $on, off $off"
+	elif [ "$on" = "$off" ] && [ $told = 1 ]; then
+		not_ok "$f: '# zero-page:' but both modes give the same figures ($on)"
+	elif [ $told = 1 ] && ! grep -q "^#[[:space:]]*zero-page:.*(folios checked: on ${on% * *}, off ${off% * *}; peak rmap bytes: on $(echo $on | cut -d' ' -f2), off $(echo $off | cut -d' ' -f2))" "$f"; then
+		not_ok "$f: its '# zero-page:' figures are not what the modes give" \
+			"folios checked, peak bytes, walks: on $on, off $off"
+	elif [ $told = 1 ]; then
+		ok 0 "$f passes in both modes, and depends on the zero page as its header says ($on / $off)"
+	else
+		ok 0 "$f passes in both modes, the same figures"
 	fi
 done
 

@@ -58,6 +58,36 @@ tap "$([ $rc = 0 ] && echo 1)" "a COW tree agrees (exit $rc)"
 [ $rc = 0 ] || diag_file "$tmp/err" 1000
 fields=$(json_fields "$tmp/out")
 tap "$([ -n "$fields" ] && echo 1)" "--json has every field"
+# the kernel's zero page, as the judge probed it: the model ran the same
+kzero=$(perl -MJSON::PP -0777 -ne '
+	my $j = eval { decode_json($_) } or exit 1;
+	print $j->{zero_page} // "";' "$tmp/out")
+tap "$(case $kzero in on|off) echo 1 ;; esac)" \
+	"--json says which zero-page mode the kernel has (zero_page=$kzero)"
+kother=on
+[ "$kzero" = on ] && kother=off
+
+# a model in the other zero-page mode is caught: a read, then fork
+cat > "$tmp/read.scn" <<'EOF'
+proc P
+P mmap 0x100000000000 16K rw
+P touch 0x100000000000 16K read
+P fork C
+check
+C touch 0x100000000000 8K read
+EOF
+"$COWCTX" kernel --model-zero-page=$kzero "$tmp/read.scn" > "$tmp/out" 2>&1
+tap "$([ $? = 0 ] && grep -q "zero_page=$kzero (probed)" "$tmp/out" && echo 1)" \
+	"reads and fork agree with the model in the kernel's mode"
+"$COWCTX" kernel --model-zero-page=$kother "$tmp/read.scn" > "$tmp/out" 2>&1
+rc=$?
+tap "$([ $rc = 1 ] && grep -q 'zero page differs' "$tmp/out" && echo 1)" \
+	"a model in the other mode (zero_page=$kother) is caught (exit $rc)"
+{ echo "kernel zero_page=$kother"; cat "$tmp/read.scn"; } > "$tmp/other.scn"
+"$COWCTX" kernel "$tmp/other.scn" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+tap "$([ $rc = 77 ] && grep -q "$tmp/other.scn:1: the file states zero_page=$kother" "$tmp/err" && echo 1)" \
+	"a file stating the other mode cannot be judged here: 77 with the reason (exit $rc)"
 
 # the comparison can fail: the model's first COW fault skips the copy
 "$COWCTX" kernel --json --model-skip-cow=1 "$tmp/probe.scn" > "$tmp/out" \
@@ -134,6 +164,12 @@ judge() {
 	scn_expect "$file"
 	"$COWCTX" kernel --json "$file" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
+	# a file written for the other kind of kernel is refused, not judged
+	if grep -q "^kernel[[:space:]]*zero_page=$kother" "$file"; then
+		tap "$([ $rc = 77 ] && grep -q "states zero_page=$kother" "$tmp/err" && echo 1)" \
+			"$name: states zero_page=$kother, this kernel is $kzero: exit 77 (exit $rc)"
+		return
+	fi
 	if [ $rc = 77 ]; then
 		tap 1 "$name" "SKIP $(tail -1 "$tmp/err")"
 		return

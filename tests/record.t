@@ -9,7 +9,9 @@
 # line after each exit and at the end, where nothing is left alive: 0
 # objects), must say what each program did in the words expected, and
 # must replay with `cowctx run` on every backend with no oracle
-# mismatch. Needs root and tracefs (skipped, with the reason, without).
+# mismatch. Every recording starts with the kernel's zero-page mode, as
+# probed (`kernel zero_page=on|off`), which its replay follows.
+# Needs root and tracefs (skipped, with the reason, without).
 # Prints the recording overhead and statements per second.
 
 . "$(dirname "$0")/lib/tap.sh"
@@ -41,17 +43,22 @@ wellformed() {
 		my $p = qr/p\d+(?:_\d+)?/;
 		my %live;
 		my ($err, $last, $exits_pending, $n) = ("", "", 0, 0);
+		my ($n_stmt, $zp) = (0, "");
 		while (<>) {
 			$n++;
 			chomp;
 			next if /^#/;
 			my $bad = "";
+			$n_stmt++ unless /^kernel /;
 			if (/^proc ($p)$/) {
 				$bad = "$1 already live" if $live{$1};
 				$live{$1} = 1;
 			} elsif (/^recorded anon_vma=(\d+) anon_vma_chain=(\d+)$/) {
 				$last = "$1 $2";
 				$exits_pending = 0;
+			} elsif (/^kernel zero_page=(on|off)$/) {
+				$bad = "kernel after a statement" if $n_stmt;
+				$zp = $1;
 			} elsif (/^check$/) {
 			} elsif (/^($p) (.*)$/) {
 				my ($who, $rest) = ($1, $2);
@@ -75,6 +82,7 @@ wellformed() {
 			}
 		}
 		$err ||= "a recorded line missing after an exit" if $exits_pending;
+		$err ||= "no kernel zero_page= line: the probed mode" unless $zp;
 		$err ||= "processes live at the end: " . join(" ", keys %live)
 			if %live;
 		print $err ? $err : "OK", "\n", $last, "\n";

@@ -43,7 +43,8 @@ static void usage_run(FILE *f)
 	int i;
 
 	fprintf(f,
-		"usage: cowctx run [--rmap=LIST] [--json] [--fidelity=strict] FILE.scn\n"
+		"usage: cowctx run [--rmap=LIST] [--json] [--fidelity=strict]\n"
+		"                  [--zero-page=on|off] FILE.scn\n"
 		"\n"
 		"Runs FILE.scn once per backend in LIST (comma-separated; default: all\n"
 		"of them). At every `check` statement and at the end, every anonymous\n"
@@ -59,6 +60,11 @@ static void usage_run(FILE *f)
 		"\n  --json       one JSON object on stdout (mismatches go to stderr)\n"
 		"  --fidelity=strict  a `recorded` count the model does not match fails\n"
 		"               the run (default: each difference is only reported)\n"
+		"  --zero-page=on|off  the kernel modelled: read faults map the shared\n"
+		"               zero page (on, stock x86-64 Linux, the default) or\n"
+		"               allocate an anonymous folio (off, a kernel that\n"
+		"               forbids it). A file's own `kernel zero_page=` line\n"
+		"               decides for it; a different --zero-page is an error\n"
 		"\n"
 		"Exit status: 0 every check passed, 1 a mismatch or a layout difference\n"
 		"(or, with --fidelity=strict, a fidelity difference), 2 bad input.\n");
@@ -242,9 +248,11 @@ static int cmd_run(int argc, char **argv)
 		{ "rmap", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "fidelity", required_argument, NULL, 'f' },
+		{ "zero-page", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum scn_zero_page zero_page = SCN_ZERO_PAGE_UNSTATED;
 	struct backend_run runs[MAX_BACKENDS] = { 0 };
 	const char *list = NULL;
 	struct scenario sc;
@@ -267,6 +275,15 @@ static int cmd_run(int argc, char **argv)
 			}
 			strict = !strcmp(optarg, "strict");
 			break;
+		case 'z':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "cowctx run: bad --zero-page '%s' (on or off)\n",
+					optarg);
+				return 2;
+			}
+			zero_page = strcmp(optarg, "on") ? SCN_ZERO_PAGE_OFF :
+							   SCN_ZERO_PAGE_ON;
+			break;
 		case 'h':
 			usage_run(stdout);
 			return 0;
@@ -288,6 +305,10 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (scenario_parse_file(argv[optind], &sc))
 		return 2;
+	if (scenario_set_zero_page(&sc, zero_page, "--zero-page", stderr)) {
+		scenario_free(&sc);
+		return 2;
+	}
 	for (i = 0; i < nr && !ret; i++) {
 		/* every run compares the same anon_vma instance: print once */
 		ret = run_backend(&sc, &runs[i], json ? stderr : stdout,

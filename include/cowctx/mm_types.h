@@ -265,6 +265,14 @@ struct model {
 	struct list_head folios;
 	struct list_head files;
 	struct folio zero_folio;
+	/*
+	 * The kernel modelled forbids the shared zero page, as Linux does
+	 * where mm_forbids_zeropage() holds (and some hypervisors' guest
+	 * kernels do): a read fault on untouched private anonymous memory
+	 * allocates an anonymous folio, and with it the VMA's reverse-map
+	 * state, as a write fault does. False (zeroed) is stock x86-64.
+	 */
+	bool forbids_zero_page;
 	unsigned long next_pfn;
 	unsigned long next_vma_id;
 	unsigned long next_mm_id;
