@@ -33,6 +33,7 @@
 static sigjmp_buf touch_env;
 static volatile sig_atomic_t in_touch;
 static volatile unsigned long touch_addr;
+static volatile unsigned long touch_left;	/* pages, touch_addr's on */
 
 static void fault_handler(int sig)
 {
@@ -153,15 +154,19 @@ static void agent_setup(void)
 NO_SANITIZE
 static int do_touch(const struct agent_cmd *cmd, struct agent_reply *rep)
 {
-	unsigned long end = cmd->addr + cmd->len;
-
+	/*
+	 * Counted in pages, not up to addr + len: a range that ends at
+	 * the top of the address space wraps that sum to 0, and must
+	 * still fault at its first page, as the model's touch does.
+	 */
 	touch_addr = cmd->addr;
+	touch_left = cmd->len / 4096;
 	if (sigsetjmp(touch_env, 1)) {
 		rep->fault_addr = touch_addr;
 		return EFAULT;
 	}
 	in_touch = 1;
-	for (; touch_addr < end; touch_addr += 4096) {
+	for (; touch_left; touch_left--, touch_addr += 4096) {
 		volatile unsigned char *p = (unsigned char *)touch_addr;
 
 		if (cmd->write)
