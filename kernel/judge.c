@@ -60,6 +60,7 @@ struct judge {
 	bool failed;		/* the run itself failed: res->why */
 	struct model *m;
 	long nofile;		/* RLIMIT_NOFILE, raised; -1 unknown */
+	int max_map_count;	/* vm.max_map_count less the agents' VMAs */
 };
 
 static volatile sig_atomic_t caught_signal;
@@ -627,6 +628,7 @@ static int judge(struct judge *j)
 	struct exec_state es = { .on_check = on_check, .arg = j };
 	struct scenario run;
 	const struct rmap_ops *ops;
+	long sysctl;
 	const pid_t *pids;
 	char *msg = NULL;
 	size_t msglen = 0;
@@ -671,6 +673,9 @@ static int judge(struct judge *j)
 	ret = check_ranges(j);
 	if (ret)
 		return ret;
+	sysctl = klimit_max_map_count();
+	j->max_map_count = (sysctl > 0 ? sysctl : DEFAULT_MAX_MAP_COUNT) -
+			   krunner_own_vmas(&j->real);
 	if (krunner_open_files(&j->real, j->files.names, j->files.nr)) {
 		const struct stmt *st = j->real.nr_files < j->files.nr ?
 			first_use(j, j->files.names[j->real.nr_files]) : NULL;
@@ -697,6 +702,8 @@ static int judge(struct judge *j)
 		return 2;
 	}
 	j->m->skip_cow_nth = j->o->skip_cow;
+	/* the kernel counts the agents' own VMAs too: the model cannot */
+	j->m->max_map_count = j->max_map_count;
 	err = open_memstream(&msg, &msglen);
 	if (!err) {
 		why(j, "out of memory");

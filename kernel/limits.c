@@ -134,3 +134,16 @@ int klimit_check(const struct scenario *sc, long base, long limit,
 	free(names);
 	return ret;
 }
+
+long klimit_max_map_count(void)
+{
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1 || n <= 0)
+		n = -1;
+	fclose(f);
+	return n;
+}

@@ -50,4 +50,12 @@ long klimit_fds_in_use(void);
 int klimit_check(const struct scenario *sc, long base, long limit,
 		 char *why, size_t whylen);
 
+/*
+ * vm.max_map_count, which bounds every real process's VMAs, the
+ * runner's own (binary, libraries, stack, vDSO) included; -1 if it
+ * cannot be read. The judge gives the model this less the agents' own
+ * VMAs, so that both refuse a mapping at the same statement.
+ */
+long klimit_max_map_count(void);
+
 #endif /* COWCTX_KERNEL_LIMITS_H */

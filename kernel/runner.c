@@ -603,6 +603,17 @@ bool krunner_has_pid(const struct krunner *r, pid_t pid)
 	return false;
 }
 
+int krunner_own_vmas(const struct krunner *r)
+{
+	/* x86-64's TASK_SIZE with 4-level page tables, and with 5 */
+	const unsigned long user_top = 1UL << 56;
+	int i, n = 0;
+
+	for (i = 0; i < r->nr_own; i++)
+		n += r->own[i].start < user_top;
+	return n;
+}
+
 bool krunner_overlaps_own(const struct krunner *r, unsigned long start,
 			  unsigned long end, unsigned long margin)
 {

@@ -77,6 +77,13 @@ int krunner_open_files(struct krunner *r, char (*names)[SCN_NAME_MAX],
 int krunner_exec(struct krunner *r, const struct stmt *st,
 		 unsigned long *fault);
 
+/*
+ * How many VMAs each of the tree's processes has of the runner's own
+ * (the zygote's, which every agent is a copy of): those of its
+ * mm_struct, so not [vsyscall], which lies above user space
+ */
+int krunner_own_vmas(const struct krunner *r);
+
 /* Kill and reap every process of the tree, the zygote last; idempotent */
 void krunner_stop(struct krunner *r);
 /* krunner_stop() and free everything */

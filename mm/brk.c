@@ -28,7 +28,7 @@ static int do_brk_flags(struct mm_struct *mm, struct vm_area_struct *brkvma,
 			      VM_MAYEXEC | VM_ACCOUNT;
 	struct vm_area_struct *vma;
 
-	if (mm->map_count > MAX_MAP_COUNT)
+	if (mm->map_count > mm_max_map_count(mm))
 		return -ENOMEM;
 	if (brkvma && brkvma->vm_end == addr) {
 		struct vma_merge_struct vmg = {

@@ -7,8 +7,15 @@
 #include <cowctx/mm.h>
 #include <cowctx/rmap.h>
 
-/* /proc/sys/vm/max_map_count's default */
-#define MAX_MAP_COUNT	65530
+/*
+ * vm.max_map_count as it bounds the scenario's own VMAs: the sysctl less
+ * the VMAs every process has that the scenario does not see (the
+ * kernel judge's runner: its binary, libraries, stack)
+ */
+static inline int mm_max_map_count(const struct mm_struct *mm)
+{
+	return mm->model->max_map_count;
+}
 /* /proc/sys/vm/mmap_min_addr's default */
 #define MMAP_MIN_ADDR	0x10000UL
 

@@ -139,7 +139,7 @@ int do_mmap_flags(struct mm_struct *mm, unsigned long addr,
 	pgoff = file ? offset >> PAGE_SHIFT : addr >> PAGE_SHIFT;
 	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
 		return -EOVERFLOW;
-	if (mm->map_count > MAX_MAP_COUNT)
+	if (mm->map_count > mm_max_map_count(mm))
 		return -ENOMEM;
 
 	mmap_write_lock(mm);
@@ -234,7 +234,7 @@ int do_vmi_munmap(struct mm_struct *mm, unsigned long start,
 		return 0;
 	if (start > vma->vm_start) {
 		/* a split into three must fit under the map count limit */
-		if (end < vma->vm_end && mm->map_count >= MAX_MAP_COUNT)
+		if (end < vma->vm_end && mm->map_count >= mm_max_map_count(mm))
 			return -ENOMEM;
 		err = split_vma(vma, start, 1);
 		if (err)

@@ -19,6 +19,7 @@ struct model *model_create(const struct rmap_ops *ops)
 	m->zero_folio.pfn = 0;
 	INIT_LIST_HEAD(&m->zero_folio.lru);
 	m->next_pfn = 1;
+	m->max_map_count = DEFAULT_MAX_MAP_COUNT;
 	m->mmap_lock_stat.name = "mmap_lock";
 	m->ptl_stat.name = "ptl";
 	m->family_lock_stat.name = "family";

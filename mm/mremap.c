@@ -111,7 +111,7 @@ static int move_vma(struct vm_area_struct *vma, unsigned long old_addr,
 	bool need_rmap_locks;
 	int err;
 
-	if (mm->map_count >= MAX_MAP_COUNT - 3)
+	if (mm->map_count >= mm_max_map_count(mm) - 3)
 		return -ENOMEM;
 	vma_start_write(vma);
 	new_pgoff = vma->vm_pgoff + ((old_addr - vma->vm_start) >> PAGE_SHIFT);
@@ -194,7 +194,7 @@ static int mremap_to(struct mm_struct *mm, unsigned long addr,
 	/* the old and new ranges must not overlap */
 	if (addr + old_len > new_addr && new_addr + new_len > addr)
 		return -EINVAL;
-	if (mm->map_count + 2 >= MAX_MAP_COUNT - 3)
+	if (mm->map_count + 2 >= mm_max_map_count(mm) - 3)
 		return -ENOMEM;
 	/* MREMAP_FIXED replaces whatever is at the destination, first */
 	err = do_vmi_munmap(mm, new_addr, new_len);

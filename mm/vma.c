@@ -232,7 +232,7 @@ int split_vma(struct vm_area_struct *vma, unsigned long addr, int new_below)
 
 	if (addr <= vma->vm_start || addr >= vma->vm_end)
 		model_bug("split_vma outside the VMA");
-	if (mm->map_count >= MAX_MAP_COUNT)
+	if (mm->map_count >= mm_max_map_count(mm))
 		return -ENOMEM;
 	if (vma_tree_reserve(mm, 1))
 		return -ENOMEM;

@@ -157,6 +157,18 @@ rc=$?
 refused "$tmp/big.scn" 3 "file f would need" \
 	"a file offset too large for the runner: refused at its mapping"
 
+# vm.max_map_count counts the agents' own VMAs too: a scenario that
+# splits one mapping until the kernel refuses is refused at the same
+# statement by the model, which is told the runner's footprint
+perl -e 'print "proc P\nP mmap 0x100000000000 272000K rw\n";
+	printf "P mprotect 0x%x 4K r\n", 0x100000000000 + 8192 * $_
+		for 0 .. 33999' > "$tmp/maxmap.scn"
+"$COWCTX" kernel "$tmp/maxmap.scn" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+tap "$([ $rc = 2 ] && grep -q 'ENOMEM) (refused by both)' "$tmp/out" "$tmp/err" && echo 1)" \
+	"splitting up to vm.max_map_count: kernel and model refuse the same statement (exit $rc)"
+[ $rc = 2 ] || diag_file "$tmp/out" 5
+
 # judge one scenario FILE NAME: what tests/lib/expect.sh says it wants
 judge() {
 	file=$1

@@ -256,6 +256,9 @@ struct walk_stats {
 	unsigned long mappings_found;	/* candidates whose PTE mapped the folio */
 };
 
+/* /proc/sys/vm/max_map_count's default */
+#define DEFAULT_MAX_MAP_COUNT	65530
+
 /* One model instance: a machine running one rmap backend. */
 struct model {
 	const struct rmap_ops *rmap;
@@ -273,6 +276,12 @@ struct model {
 	 * state, as a write fault does. False (zeroed) is stock x86-64.
 	 */
 	bool forbids_zero_page;
+	/*
+	 * How many VMAs one process may have: vm.max_map_count (its
+	 * default, DEFAULT_MAX_MAP_COUNT, unless a runner says otherwise),
+	 * less what each real process maps that the model does not.
+	 */
+	int max_map_count;
 	unsigned long next_pfn;
 	unsigned long next_vma_id;
 	unsigned long next_mm_id;
