@@ -34,11 +34,13 @@ static sigjmp_buf touch_env;
 static volatile sig_atomic_t in_touch;
 static volatile unsigned long touch_addr;
 static volatile unsigned long touch_left;	/* pages, touch_addr's on */
+static volatile sig_atomic_t touch_sig;
 
 static void fault_handler(int sig)
 {
 	if (in_touch) {
 		in_touch = 0;
+		touch_sig = sig;
 		siglongjmp(touch_env, 1);
 	}
 	/* not a touch: die of it as the program would */
@@ -163,6 +165,7 @@ static int do_touch(const struct agent_cmd *cmd, struct agent_reply *rep)
 	touch_left = cmd->len / 4096;
 	if (sigsetjmp(touch_env, 1)) {
 		rep->fault_addr = touch_addr;
+		rep->fault_sig = touch_sig;
 		return EFAULT;
 	}
 	in_touch = 1;

@@ -53,6 +53,7 @@ struct agent_reply {
 	pid_t pid;			/* hello: own pid; fork: the child */
 	int file;			/* open: the file's descriptor */
 	unsigned long fault_addr;	/* touch: where SIGSEGV/SIGBUS hit */
+	int fault_sig;			/* touch: which of the two */
 };
 
 /*

@@ -57,6 +57,7 @@ struct judge {
 	int kernel_err;		/* the real side refused statement ... */
 	int kernel_err_stmt;	/* ... this one */
 	unsigned long fault;
+	int fault_sig;		/* SIGSEGV or SIGBUS, at fault */
 	bool failed;		/* the run itself failed: res->why */
 	struct model *m;
 	long nofile;		/* RLIMIT_NOFILE, raised; -1 unknown */
@@ -415,6 +416,7 @@ static int run_real_until(struct judge *j, int end)
 			j->kernel_err = ret;
 			j->kernel_err_stmt = j->next;
 			j->fault = fault;
+			j->fault_sig = j->real.fault_sig;
 			j->next++;
 			return 1;
 		}
@@ -481,15 +483,25 @@ static int on_check(struct exec_state *es, const struct stmt *st, void *arg)
 	return 0;
 }
 
+static const char *kernel_error_name(struct judge *j)
+{
+	const struct stmt *st = &j->sc->stmts[j->kernel_err_stmt];
+
+	if (st->kind == STMT_TOUCH && j->kernel_err == EFAULT)
+		return j->fault_sig == SIGBUS ? "SIGBUS" : "SIGSEGV";
+	return errno_name(j->kernel_err);
+}
+
 static void tell_kernel_refusal(struct judge *j, const char *tail)
 {
 	const struct stmt *st = &j->sc->stmts[j->kernel_err_stmt];
 	FILE *out = j->o->report ? j->o->report : stderr;
 
 	if (st->kind == STMT_TOUCH && j->kernel_err == EFAULT)
-		fprintf(out, "%s:%d: %s touch %s of %#lx: kernel: SIGSEGV or SIGBUS%s\n",
+		fprintf(out, "%s:%d: %s touch %s of %#lx: kernel: %s%s\n",
 			j->sc->path, st->line, st->proc,
-			st->write ? "write" : "read", j->fault, tail);
+			st->write ? "write" : "read", j->fault,
+			kernel_error_name(j), tail);
 	else
 		fprintf(out, "%s:%d: %s %s: kernel: %s (%s)%s\n", j->sc->path,
 			st->line, st->proc, stmt_kind_name(st->kind),
@@ -535,14 +547,6 @@ static void model_error_name(const char *msg, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-static const char *kernel_error_name(struct judge *j)
-{
-	const struct stmt *st = &j->sc->stmts[j->kernel_err_stmt];
-
-	if (st->kind == STMT_TOUCH && j->kernel_err == EFAULT)
-		return "SIGSEGV";
-	return errno_name(j->kernel_err);
-}
 
 /*
  * The model refused a statement: the kernel must refuse the same one,

@@ -507,6 +507,7 @@ static int do_mem(struct krunner *r, struct kproc *p, const struct stmt *st,
 		return -1;
 	if (fault)
 		*fault = rep.fault_addr;
+	r->fault_sig = rep.fault_sig;
 	return rep.err;
 }
 

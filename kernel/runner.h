@@ -42,6 +42,7 @@ struct krunner {
 	char (*files)[SCN_NAME_MAX];	/* opened by the zygote, in order */
 	int *file_fds;		/* each one's descriptor in every agent */
 	int nr_files;
+	int fault_sig;		/* the last touch's SIGSEGV or SIGBUS */
 	char why[256];		/* what went wrong, when a call failed */
 };
 

@@ -162,11 +162,14 @@ static int do_file_fault(struct vm_area_struct *vma, unsigned long addr,
 			 pte_t *ptep, bool write)
 {
 	struct model *m = vma->vm_mm->model;
+	unsigned long index = linear_page_index(vma, addr);
 	struct folio *page;
 
+	/* past a shared memory object's end: VM_FAULT_SIGBUS */
+	if (vma->vm_file->shmem && index >= vma->vm_file->size_pages)
+		return -EIO;
 	/* either way the file page is read into the page cache */
-	page = filemap_get_folio(m, vma->vm_file,
-				 linear_page_index(vma, addr));
+	page = filemap_get_folio(m, vma->vm_file, index);
 	if (!page)
 		return -ENOMEM;
 	if (!write) {

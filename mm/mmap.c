@@ -68,6 +68,8 @@ static int shmem_zero_setup(struct vm_area_struct *vma)
 
 	if (!file)
 		return -ENOMEM;
+	/* the object keeps the size it was created with */
+	file->size_pages = vma_pages(vma);
 	vma->vm_file = file;
 	return 0;
 }

@@ -170,6 +170,10 @@ static void report_refusal(struct exec_state *es, const struct stmt *st,
 		fprintf(err, "%s:%d: %s touch %s of %#lx: unmapped or inaccessible page (SIGSEGV)\n",
 			es->sc->path, st->line, st->proc,
 			st->write ? "write" : "read", fault_addr);
+	else if (st->kind == STMT_TOUCH && ret == -EIO)
+		fprintf(err, "%s:%d: %s touch %s of %#lx: past the end of its shared memory object (SIGBUS)\n",
+			es->sc->path, st->line, st->proc,
+			st->write ? "write" : "read", fault_addr);
 	else
 		fprintf(err, "%s:%d: %s %s: %s (%s)\n", es->sc->path,
 			st->line, st->proc, stmt_kind_name(st->kind),

@@ -62,7 +62,9 @@ int do_madvise(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	       int advice);
 /*
  * A user access (load or store) at @addr: the hardware's PTE checks,
- * then handle_mm_fault(). -EFAULT where the process would get SIGSEGV.
+ * then handle_mm_fault(). -EFAULT where the process would get SIGSEGV,
+ * -EIO where it would get SIGBUS (a shared memory object's page at or
+ * past its end).
  */
 int handle_access(struct mm_struct *mm, unsigned long addr, bool write);
 

@@ -152,6 +152,13 @@ struct file {
 	 * (shmem_zero_setup()): its cache holds only pages touched.
 	 */
 	bool shmem;
+	/*
+	 * A shmem file's size in pages, set when it is made: growing its
+	 * mapping by mremap() does not grow it, and an access at or past
+	 * it is SIGBUS (shmem_get_folio_gfp()). The model's regular files
+	 * are as large as any mapping of them reaches (0 here).
+	 */
+	unsigned long size_pages;
 	struct address_space f_mapping;
 	struct list_head node;	/* model->files */
 };

@@ -98,6 +98,16 @@ static void test_shared(void)
 	is_long(touch(child, B, P, true), 0, "the child writes");
 	ok(pte_lookup(child, B)->folio == pte_lookup(mm, B)->folio &&
 	   !m->nr_anon_folios, "the child maps the parent's very page");
+	/* the object keeps its size: the grown part is SIGBUS */
+	is_long(do_munmap(mm, B + 4 * P, 4 * P), 0, "unmap the second");
+	is_long(do_mremap(mm, B, 4 * P, 8 * P, 0, 0), 0,
+		"shared anon grows in place");
+	is_long(handle_access(mm, B + 3 * P, true), 0,
+		"its last page within the object still works");
+	is_long(handle_access(mm, B + 4 * P, false), -EIO,
+		"a page past the object's end: SIGBUS (-EIO)");
+	ok(!pte_lookup(mm, B + 4 * P) || !pte_present(*pte_lookup(mm, B + 4 * P)),
+	   "and nothing is mapped there");
 
 	mm = fresh();
 	f = model_file(m, "f");
