@@ -48,7 +48,7 @@ LIB_SRCS := lib/account.c lib/bug.c lib/lock.c lib/json.c lib/interval_tree.c
 MM_SRCS := mm/vma_tree.c mm/pgtable.c mm/folio.c mm/filemap.c mm/vma.c \
 	   mm/mmap.c mm/mprotect.c mm/mremap.c mm/madvise.c mm/memory.c \
 	   mm/fork.c mm/model.c mm/debug.c mm/mmap_lock.c \
-	   mm/brk.c
+	   mm/brk.c mm/mseal.c
 RMAP_SRCS := rmap/rmap.c rmap/scan.c rmap/anon_vma.c rmap/remap_tree.c \
 	     rmap/cow_context.c rmap/cow_context_walk.c \
 	     rmap/cow_context_poc.c
@@ -59,7 +59,9 @@ KERNEL_SRCS := kernel/agent.c kernel/runner.c kernel/procfs.c kernel/tracefs.c \
 	       kernel/kernel_cmd.c kernel/limits.c kernel/record_cmd.c \
 	       kernel/record_run.c kernel/record_trace.c kernel/record_write.c \
 	       kernel/record_layout.c kernel/record_names.c kernel/record_ptrset.c \
-	       kernel/record_raw.c kernel/idle_walks.c kernel/zero_page.c \
+	       kernel/record_raw.c kernel/record_replay.c kernel/record_shm.c \
+	       kernel/idle_walks.c \
+	       kernel/zero_page.c \
 	       guest/idle.c
 BENCH_SRCS := bench/prog.c bench/workloads.c bench/exec.c bench/metrics.c \
 	      bench/run.c bench/callgrind.c bench/curves.c bench/output.c \

@@ -155,6 +155,7 @@ static void add_stmt(struct bench_prog *p, struct names *ns,
 		break;
 	case STMT_EXEC:
 	case STMT_BRK:
+	case STMT_MSEAL:
 		bench_unsupported(p, st);
 		break;
 	case STMT_RECORDED:
@@ -195,7 +196,7 @@ int workload_build(const struct workload_inst *inst, struct bench_prog *p)
 }
 
 /*
- * exec, brk and the mapping flags of recordings have no op in the
+ * exec, brk, mseal and the mapping flags of recordings have no op in the
  * bench's programs; such a file is replayed statement by statement by
  * the real programs table instead (bench/real_programs.c).
  */
@@ -206,6 +207,7 @@ static bool is_recording(const struct scenario *sc)
 	for (k = 0; k < sc->nr; k++)
 		if (sc->stmts[k].kind == STMT_EXEC ||
 		    sc->stmts[k].kind == STMT_BRK ||
+		    sc->stmts[k].kind == STMT_MSEAL ||
 		    (sc->stmts[k].kind == STMT_MMAP && sc->stmts[k].map_flags))
 			return true;
 	return false;

@@ -293,6 +293,9 @@ static int do_cmd(const struct agent_cmd *cmd, int fd,
 		return do_mmap_cmd(cmd);
 	case AGENT_MUNMAP:
 		return syscall(SYS_munmap, cmd->addr, cmd->len) ? errno : 0;
+	case AGENT_MSEAL:
+		/* libc may have no wrapper: x86-64's number since 6.10 */
+		return syscall(462, cmd->addr, cmd->len, 0) ? errno : 0;
 	case AGENT_MPROTECT:
 		return syscall(SYS_mprotect, cmd->addr, cmd->len, cmd->prot) ?
 			errno : 0;

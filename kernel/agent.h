@@ -21,6 +21,7 @@ enum agent_op {
 	AGENT_MREMAP,
 	AGENT_MADVISE,
 	AGENT_TOUCH,
+	AGENT_MSEAL,
 	/* fork(); the child's socket comes with the command (SCM_RIGHTS) */
 	AGENT_FORK,
 	/* _exit(0) at once, no reply: the runner watches the pidfd */

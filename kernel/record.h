@@ -44,6 +44,22 @@ enum rec_sys {
 	RSYS_MLOCK,
 	RSYS_MLOCK2,
 	RSYS_MLOCKALL,
+	/*
+	 * Optional: traced where the kernel has them (its configuration
+	 * or version may not), from RSYS_FIRST_OPTIONAL on
+	 */
+	RSYS_MSEAL,
+	RSYS_SHMAT,
+	RSYS_SHMDT,
+	RSYS_PROCESS_MADVISE,
+	RSYS_PROCESS_VM_WRITEV,
+	RSYS_REMAP_FILE_PAGES,
+	RSYS_MBIND,
+	RSYS_MAP_SHADOW_STACK,
+	RSYS_MUNLOCK,
+	RSYS_MUNLOCKALL,
+	RSYS_PRCTL,
+	RSYS_IOCTL,
 	/* only to know a task is in them: fork's objects are its own */
 	RSYS_CLONE,
 	RSYS_CLONE3,
@@ -82,6 +98,14 @@ struct rec_trace {
 	char dir[256];
 	bool created;
 };
+
+#define RSYS_FIRST_OPTIONAL	RSYS_MSEAL
+#define RSYS_LAST_OPTIONAL	RSYS_IOCTL
+
+static inline bool rec_sys_optional(int sys)
+{
+	return sys >= RSYS_FIRST_OPTIONAL && sys <= RSYS_LAST_OPTIONAL;
+}
 
 /* The system calls' event names, by enum rec_sys */
 extern const char *const rec_sys_names[RSYS_NR];
@@ -149,17 +173,39 @@ int rec_ptrset_add(struct rec_ptrset *s, uint64_t key);
 bool rec_ptrset_del(struct rec_ptrset *s, uint64_t key);
 void rec_ptrset_free(struct rec_ptrset *s);
 
+/* record_shm.c: an address space's attached SysV segments */
+struct rec_shm_att {
+	unsigned long addr, len;
+};
+
+struct rec_shm_set {
+	struct rec_shm_att *att;
+	size_t nr, cap;
+};
+
+/* 0 or -ENOMEM */
+int rec_shm_attach(struct rec_shm_set *s, unsigned long addr,
+		   unsigned long len);
+/* The length attached at @addr, forgotten; 0 if none was */
+unsigned long rec_shm_detach(struct rec_shm_set *s, unsigned long addr);
+/* fork: @dst gets @src's attachments; 0 or -ENOMEM */
+int rec_shm_copy(struct rec_shm_set *dst, const struct rec_shm_set *src);
+void rec_shm_free(struct rec_shm_set *s);
+
 /* record_write.c: the stream made into statements */
 struct rec_writer;
 
 /* What file an mmap's descriptor was, read at its seccomp stop */
-enum rec_file_kind { RFILE_REGULAR, RFILE_ZERO, RFILE_DEVICE, RFILE_BAD };
+enum rec_file_kind {
+	RFILE_REGULAR, RFILE_ZERO, RFILE_DEVICE, RFILE_BAD,
+	RFILE_SHM,	/* shmat()'s SysV segment: path names it, with its size */
+};
 
 struct rec_writer *rec_writer_create(FILE *out, pid_t root);
 void rec_writer_destroy(struct rec_writer *w);
 /* ptrace's side: what an event in the stream will need */
 int rec_writer_file(struct rec_writer *w, pid_t tid, enum rec_file_kind kind,
-		    const char *path);
+		    const char *path, unsigned long size);
 int rec_writer_layout(struct rec_writer *w, pid_t pid, struct rec_layout *l);
 void rec_writer_reaped(struct rec_writer *w, pid_t tid, uint64_t epoch);
 /*
@@ -197,5 +243,16 @@ struct rec_opts {
 };
 
 int rec_run(const struct rec_opts *o);
+
+/* cowctx record's exit status when what it wrote does not replay */
+#define REC_EXIT_NO_REPLAY	3
+
+/*
+ * Replay the recording at @path in the model, as `cowctx run` does:
+ * 0 when it runs to its end with every walk the oracle's; 1 when it is
+ * refused or a walk differs (told on stderr, FILE:LINE: what); -1 out
+ * of memory.
+ */
+int rec_replay_check(const char *path);
 
 #endif /* COWCTX_KERNEL_RECORD_H */

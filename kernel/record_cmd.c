@@ -30,10 +30,14 @@ static void usage(FILE *f)
 		"  -o FILE          the scenario (default: standard output)\n"
 		"  --buffer-kb=N    trace buffer per CPU (default %lu)\n"
 		"\n"
+		"With -o, the file is then replayed in the model, as `cowctx run`\n"
+		"would: a recording that does not replay is not complete.\n"
+		"\n"
 		"A summary goes to standard error. Needs root and tracefs (x86-64).\n"
-		"Exit status: 0 the recording is complete, 1 trace events were lost\n"
-		"(the file says so), 2 usage or a failed run, 77 this machine cannot\n"
-		"serve (the reason on stderr).\n", DEFAULT_BUFFER_KB);
+		"Exit status: 0 the recording is complete (and, with -o, replays), 1\n"
+		"trace events were lost (the file says so), 2 usage or a failed run,\n"
+		"3 the recording does not replay (FILE:LINE: why, on stderr), 77\n"
+		"this machine cannot serve (the reason on stderr).\n", DEFAULT_BUFFER_KB);
 }
 
 int cmd_record(int argc, char **argv)
@@ -46,7 +50,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct rec_opts o = { .buffer_kb = DEFAULT_BUFFER_KB };
 	char *end;
-	int c;
+	int c, ret;
 
 	optind = 1;
 	/* '+': CMD's own options are CMD's */
@@ -78,5 +82,15 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	o.argv = argv + optind;
-	return rec_run(&o);
+	ret = rec_run(&o);
+	if (ret || !o.out_path)
+		return ret;
+	ret = rec_replay_check(o.out_path);
+	if (ret) {
+		fprintf(stderr, "cowctx record: %s: %s\n", o.out_path,
+			ret > 0 ? "the recording does not replay in the model (above); it is not complete" :
+				  "out of memory while replaying it");
+		return REC_EXIT_NO_REPLAY;
+	}
+	return 0;
 }

@@ -64,7 +64,7 @@ struct rec_raw {
 	size_t page_size;
 	unsigned char *page;
 	short by_id[65536];	/* index into fmts, 0: not ours */
-	struct raw_fmt fmts[64];
+	struct raw_fmt fmts[96];
 	int nr_fmts;
 	long missed;
 };
@@ -181,6 +181,10 @@ struct rec_raw *rec_raw_open(const char *dir, const char *const *sys_names,
 		struct raw_fmt *f;
 
 		snprintf(ev, sizeof(ev), "syscalls/sys_enter_%s", sys_names[i]);
+		snprintf(path, sizeof(path), "%s/events/%s/format", dir, ev);
+		/* not traced where this kernel lacks it (record_trace.c) */
+		if (rec_sys_optional(i) && access(path, F_OK))
+			continue;
 		if (add_format(r, dir, ev, RK_SYS_ENTER, i, NULL, why, whylen))
 			goto fail;
 		/* the arguments follow __syscall_nr, eight bytes each */

@@ -19,6 +19,7 @@
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -111,8 +112,9 @@ static void q_pop(struct evqueue *q)
 }
 
 /*
- * Only file mmaps stop: the tracer reads the file behind the
- * descriptor there. Anything else, other ABIs included, runs on.
+ * Only file mmaps and shmat() stop: the tracer reads the file behind
+ * the descriptor, or the SysV segment's size, there. Anything else,
+ * other ABIs included, runs on.
  */
 static int install_seccomp(void)
 {
@@ -124,6 +126,8 @@ static int install_seccomp(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
+		/* shmat: to the last statement, TRACE */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_shmat, 5, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		/* the flags' low word (little-endian) */
@@ -186,6 +190,29 @@ static int drain(struct rec_loop *l, bool all)
 	return got;
 }
 
+/*
+ * shmat()'s segment, before it is attached: its size (which the system
+ * call does not carry) and a name from its key and id. RFILE_BAD where
+ * it cannot be read (a bad id: then shmat fails and writes nothing).
+ */
+static int on_shmat_stop(struct rec_loop *l, pid_t pid,
+			 const struct user_regs_struct *regs)
+{
+	struct shmid_ds ds;
+	char name[64];
+	int ret;
+
+	if (shmctl((int)regs->rdi, IPC_STAT, &ds)) {
+		ret = rec_writer_file(l->w, pid, RFILE_BAD, "", 0);
+	} else {
+		snprintf(name, sizeof(name), "SYSV%08x.%d",
+			 (unsigned int)ds.shm_perm.__key, (int)regs->rdi);
+		ret = rec_writer_file(l->w, pid, RFILE_SHM, name,
+				      ds.shm_segsz);
+	}
+	return ret ? failed(l, "a shmat's segment", -ret) : 0;
+}
+
 /* The file behind an mmap's descriptor, at its seccomp stop */
 static int on_seccomp(struct rec_loop *l, pid_t pid)
 {
@@ -199,6 +226,8 @@ static int on_seccomp(struct rec_loop *l, pid_t pid)
 
 	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
 		return 0;	/* killed meanwhile: its mmap never runs */
+	if (regs.orig_rax == __NR_shmat)
+		return on_shmat_stop(l, pid, &regs);
 	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)pid,
 		 (int)regs.r8);
 	n = readlink(link, path, sizeof(path) - 1);
@@ -211,7 +240,7 @@ static int on_seccomp(struct rec_loop *l, pid_t pid)
 	} else {
 		path[0] = '\0';
 	}
-	ret = rec_writer_file(l->w, pid, kind, path);
+	ret = rec_writer_file(l->w, pid, kind, path, 0);
 	return ret ? failed(l, "an mmap's file", -ret) : 0;
 #else
 	(void)l;

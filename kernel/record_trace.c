@@ -3,9 +3,11 @@
  * cowctx record's tracefs instance: the events that change a recorded
  * tree's memory (record_raw.c reads them).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel/record.h"
 #include "kernel/tracefs.h"
@@ -36,6 +38,18 @@ const char *const rec_sys_names[RSYS_NR] = {
 	[RSYS_MLOCK] = "mlock",
 	[RSYS_MLOCK2] = "mlock2",
 	[RSYS_MLOCKALL] = "mlockall",
+	[RSYS_MSEAL] = "mseal",
+	[RSYS_SHMAT] = "shmat",
+	[RSYS_SHMDT] = "shmdt",
+	[RSYS_PROCESS_MADVISE] = "process_madvise",
+	[RSYS_PROCESS_VM_WRITEV] = "process_vm_writev",
+	[RSYS_REMAP_FILE_PAGES] = "remap_file_pages",
+	[RSYS_MBIND] = "mbind",
+	[RSYS_MAP_SHADOW_STACK] = "map_shadow_stack",
+	[RSYS_MUNLOCK] = "munlock",
+	[RSYS_MUNLOCKALL] = "munlockall",
+	[RSYS_PRCTL] = "prctl",
+	[RSYS_IOCTL] = "ioctl",
 	[RSYS_CLONE] = "clone",
 	[RSYS_CLONE3] = "clone3",
 	[RSYS_FORK] = "fork",
@@ -64,6 +78,15 @@ static int tset(struct rec_trace *t, const char *file, const char *val,
 static int tget(struct rec_trace *t, const char *file, char *buf, size_t len)
 {
 	return tracefs_read(t->dir, file, buf, len);
+}
+
+/* Does the instance have @file (an event this kernel may lack)? */
+static bool rec_trace_has(struct rec_trace *t, const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, file);
+	return !access(path, F_OK);
 }
 
 int rec_trace_open(struct rec_trace *t, unsigned long buffer_kb, char *why,
@@ -102,6 +125,9 @@ int rec_trace_open(struct rec_trace *t, unsigned long buffer_kb, char *why,
 	for (i = 1; i < RSYS_NR; i++) {
 		snprintf(file, sizeof(file),
 			 "events/syscalls/sys_enter_%s/enable", rec_sys_names[i]);
+		/* a system call this kernel lacks is one no program makes */
+		if (rec_sys_optional(i) && !rec_trace_has(t, file))
+			continue;
 		if (tset(t, file, "1", why, whylen))
 			goto fail;
 		snprintf(file, sizeof(file),

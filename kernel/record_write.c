@@ -48,11 +48,13 @@ struct rmm {
 	char name[32];
 	int users;
 	unsigned long brk;	/* page aligned, as the model keeps it */
+	struct rec_shm_set shm;	/* SysV segments attached, for shmdt() */
 };
 
 struct rfile {
 	enum rec_file_kind kind;
 	char *path;
+	unsigned long size;	/* RFILE_SHM: the segment's */
 };
 
 struct rtask {
@@ -108,6 +110,15 @@ struct rec_writer {
 	bool give_up;
 	bool stack_nohugepage;	/* MAP_STACK sets VM_NOHUGEPAGE here */
 	long recorded_at;	/* statements written when it was last written */
+	/*
+	 * The busiest moment: live objects (anon_vma and chains) reached
+	 * a new high, more than a sixteenth above the last such point
+	 * written, and no lower since; written before they first fall
+	 * (peak_rise(), peak_fall()), so a program that frees everything
+	 * before it ends still has a point with state in it.
+	 */
+	long peak_written;
+	bool peak_pending;
 	long checked_at;	/* statements written at the last check */
 	int error;
 	struct rec_stats st;
@@ -337,12 +348,14 @@ static struct rmm *mm_new(struct rec_writer *w, pid_t pid)
 
 static void mm_put(struct rmm *mm)
 {
-	if (mm && !--mm->users)
+	if (mm && !--mm->users) {
+		rec_shm_free(&mm->shm);
 		free(mm);
+	}
 }
 
 int rec_writer_file(struct rec_writer *w, pid_t tid, enum rec_file_kind kind,
-		    const char *path)
+		    const char *path, unsigned long size)
 {
 	struct rtask *t = task_get(w, tid);
 	struct rfile *f;
@@ -362,6 +375,7 @@ int rec_writer_file(struct rec_writer *w, pid_t tid, enum rec_file_kind kind,
 	}
 	f = &t->fq[t->fq_head + t->fq_nr];
 	f->kind = kind;
+	f->size = size;
 	f->path = strdup(path);
 	if (!f->path)
 		return -ENOMEM;
@@ -541,6 +555,11 @@ static int on_newtask(struct rec_writer *w, const struct rec_event *ev)
 	if (!child->mm)
 		return -1;
 	child->mm->brk = parent->mm->brk;
+	/* fork attaches the parent's segments in the child too */
+	if (rec_shm_copy(&child->mm->shm, &parent->mm->shm)) {
+		w->error = -ENOMEM;
+		return -1;
+	}
 	stmt(w, "%s fork %s\n", parent->mm->name, child->mm->name);
 	return 0;
 }
@@ -550,6 +569,33 @@ static void write_recorded(struct rec_writer *w)
 	stmt(w, "recorded anon_vma=%ld anon_vma_chain=%ld\n", w->live_av,
 	     w->live_avc);
 	w->recorded_at = w->st.statements;
+}
+
+/* After the live counts rose: is this a high worth a point? */
+static void peak_rise(struct rec_writer *w)
+{
+	long total = w->live_av + w->live_avc;
+
+	if (total > w->peak_written + (w->peak_written / 16 > 0 ?
+				       w->peak_written / 16 : 0))
+		w->peak_pending = true;
+}
+
+/*
+ * Before the live counts fall: the high they leave gets its point,
+ * where the statements written are exactly what made the counts (no
+ * exit's teardown pending: its frees may be only partly in). The
+ * touch being gathered is written first, since its faults' objects
+ * are already counted.
+ */
+static void peak_fall(struct rec_writer *w)
+{
+	if (!w->peak_pending || w->recorded_due)
+		return;
+	flush_touch(w);
+	write_recorded(w);
+	w->peak_written = w->live_av + w->live_avc;
+	w->peak_pending = false;
 }
 
 static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
@@ -582,6 +628,8 @@ static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
 		w->nr_tds = 0;
 		w->recorded_due = false;
 		w->give_up = false;
+		/* the high this exit's teardown will leave */
+		peak_fall(w);
 		/*
 		 * A check at the end alone would find every process gone:
 		 * the replay compares walks with the oracle before exits,
@@ -645,7 +693,8 @@ static int on_sys_enter(struct rec_writer *w, const struct rec_event *ev)
 		return 0;
 	if (ev->sys == RSYS_EXECVE || ev->sys == RSYS_EXECVEAT)
 		t->in_exec = true;
-	if (ev->sys == RSYS_MMAP && !(ev->args[3] & R_MAP_ANONYMOUS)) {
+	if ((ev->sys == RSYS_MMAP && !(ev->args[3] & R_MAP_ANONYMOUS)) ||
+	    ev->sys == RSYS_SHMAT) {
 		if (!t->fq_nr && !w->give_up)
 			return 1;
 		free(t->file.path);
@@ -794,6 +843,133 @@ static void write_mremap(struct rec_writer *w, struct rtask *t, long ret)
 		     a[3] & R_MREMAP_DONTUNMAP ? " dontunmap" : "");
 }
 
+/*
+ * shmat(): the segment as a shared mapping of a file named after it
+ * (one per segment, shared by every process that attaches it), its
+ * size from the seccomp stop. The model's file is wholly cached where
+ * shmem caches only what was touched; neither has an anonymous page.
+ */
+static void write_shmat(struct rec_writer *w, struct rtask *t,
+			unsigned long addr)
+{
+	const unsigned long *a = t->args;
+	unsigned long len = PAGE_ALIGN(t->file.size);
+	const char *name;
+	char l[32];
+	/* SHM_RDONLY, SHM_REMAP, SHM_EXEC */
+	int prot = (a[2] & 010000 ? PROT_READ : PROT_READ | PROT_WRITE) |
+		   (a[2] & 0100000 ? PROT_EXEC : 0);
+
+	if (t->file.kind != RFILE_SHM || !len) {
+		comment(w, "# %s shmat at 0x%lx: the segment's size was not read: not in the language\n",
+			t->mm->name, addr);
+		return;
+	}
+	name = rec_names_get(w->names, t->file.path);
+	if (!name || rec_shm_attach(&t->mm->shm, addr, len)) {
+		w->error = -ENOMEM;
+		return;
+	}
+	stmt(w, "%s mmap 0x%lx %s %s file=%s:0 shared%s\n", t->mm->name, addr,
+	     len_str(len, l, sizeof(l)), prot_str(prot), name,
+	     a[2] & 040000 ? " fixed" : "");
+}
+
+/* shmdt(): the munmap of what shmat() mapped there */
+static void write_shmdt(struct rec_writer *w, struct rtask *t)
+{
+	unsigned long addr = t->args[0],
+		      len = rec_shm_detach(&t->mm->shm, addr);
+	char l[32];
+
+	if (!len) {
+		comment(w, "# %s shmdt 0x%lx: no segment recorded there: not in the language\n",
+			t->mm->name, addr);
+		return;
+	}
+	stmt(w, "%s munmap 0x%lx %s\n", t->mm->name, addr,
+	     len_str(len, l, sizeof(l)));
+}
+
+/* userfaultfd's ioctls that place pages or change VMA flags */
+static const char *uffd_ioctl_name(unsigned long cmd)
+{
+	static const char *const names[] = {
+		[0x00] = "UFFDIO_REGISTER", [0x01] = "UFFDIO_UNREGISTER",
+		[0x03] = "UFFDIO_COPY", [0x04] = "UFFDIO_ZEROPAGE",
+		[0x05] = "UFFDIO_MOVE", [0x07] = "UFFDIO_CONTINUE",
+		[0x08] = "UFFDIO_POISON",
+	};
+	unsigned long nr = cmd & 0xff;
+
+	/* _IOC_TYPE 0xAA is userfaultfd's */
+	if (((cmd >> 8) & 0xff) != 0xaa || nr >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	return names[nr];
+}
+
+/*
+ * The system calls that change a process's mappings or pages in ways
+ * the language has no word for: each is named at its place in the
+ * recording (a comment ending "not in the language", which `cowctx run`
+ * warns of), so that a replay that differs says where.
+ */
+static void write_unreplayed(struct rec_writer *w, struct rtask *t,
+			     enum rec_sys sys, long ret)
+{
+	const unsigned long *a = t->args;
+	const char *who = t->mm->name, *what;
+	char l[32];
+
+	switch (sys) {
+	case RSYS_PROCESS_MADVISE:
+		comment(w, "# %s process_madvise pidfd %lu advice %s (%ld bytes): not in the language\n",
+			who, a[0], advice_name(a[3]), ret);
+		break;
+	case RSYS_PROCESS_VM_WRITEV:
+		comment(w, "# %s process_vm_writev to pid %lu (%ld bytes, faults without fault events): not in the language\n",
+			who, a[0], ret);
+		break;
+	case RSYS_REMAP_FILE_PAGES:
+		comment(w, "# %s remap_file_pages 0x%lx %s pgoff %lu: not in the language\n",
+			who, a[0], len_str(PAGE_ALIGN(a[1]), l, sizeof(l)),
+			a[3]);
+		break;
+	case RSYS_MBIND:
+		comment(w, "# %s mbind 0x%lx %s mode %lu (a memory policy splits VMAs): not in the language\n",
+			who, a[0], len_str(PAGE_ALIGN(a[1]), l, sizeof(l)),
+			a[2]);
+		break;
+	case RSYS_MAP_SHADOW_STACK:
+		comment(w, "# %s map_shadow_stack 0x%lx %s: not in the language\n",
+			who, (unsigned long)ret,
+			len_str(PAGE_ALIGN(a[1]), l, sizeof(l)));
+		break;
+	case RSYS_MUNLOCK:
+		comment(w, "# %s munlock 0x%lx %s: not in the language\n", who,
+			a[0], len_str(PAGE_ALIGN(a[1]), l, sizeof(l)));
+		break;
+	case RSYS_MUNLOCKALL:
+		comment(w, "# %s munlockall: not in the language\n", who);
+		break;
+	case RSYS_PRCTL:
+		/* PR_SET_VMA, PR_SET_VMA_ANON_NAME: a name splits VMAs */
+		if (a[0] == 0x53564d41 && a[1] == 0)
+			comment(w, "# %s prctl PR_SET_VMA_ANON_NAME 0x%lx %s: not in the language\n",
+				who, a[2],
+				len_str(PAGE_ALIGN(a[3]), l, sizeof(l)));
+		break;
+	case RSYS_IOCTL:
+		what = uffd_ioctl_name(a[1]);
+		if (what)
+			comment(w, "# %s userfaultfd %s: not in the language\n",
+				who, what);
+		break;
+	default:
+		break;
+	}
+}
+
 static void on_sys_exit(struct rec_writer *w, const struct rec_event *ev)
 {
 	struct rtask *t = task_find(w, ev->pid);
@@ -850,14 +1026,25 @@ static void on_sys_exit(struct rec_writer *w, const struct rec_event *ev)
 	}
 	case RSYS_MLOCK:
 	case RSYS_MLOCK2:
-		comment(w, "# %s mlock 0x%lx %s: pages it populated without faults are not recorded\n",
+		comment(w, "# %s mlock 0x%lx %s: pages it populated without faults are not recorded, VM_LOCKED: not in the language\n",
 			t->mm->name, a[0], len_str(PAGE_ALIGN(a[1]), l, sizeof(l)));
 		break;
 	case RSYS_MLOCKALL:
-		comment(w, "# %s mlockall 0x%lx: pages it populates without faults are not recorded\n",
+		comment(w, "# %s mlockall 0x%lx: pages it populates without faults are not recorded, VM_LOCKED: not in the language\n",
 			t->mm->name, a[0]);
 		break;
+	case RSYS_MSEAL:
+		stmt(w, "%s mseal 0x%lx %s\n", t->mm->name, a[0],
+		     len_str(PAGE_ALIGN(a[1]), l, sizeof(l)));
+		break;
+	case RSYS_SHMAT:
+		write_shmat(w, t, (unsigned long)ev->ret);
+		break;
+	case RSYS_SHMDT:
+		write_shmdt(w, t);
+		break;
 	default:
+		write_unreplayed(w, t, sys, ev->ret);
 		break;
 	}
 	free(t->file.path);
@@ -879,10 +1066,15 @@ static void account(struct rec_writer *w, const struct rec_event *ev,
 {
 	struct rtask *t = task_find(w, ev->pid);
 
-	if (t && t->in_call)
+	if (t && t->in_call) {
 		*(ev->is_av ? &t->pend_av : &t->pend_avc) += delta;
-	else
-		*(ev->is_av ? &w->live_av : &w->live_avc) += delta;
+		return;
+	}
+	if (delta < 0)
+		peak_fall(w);
+	*(ev->is_av ? &w->live_av : &w->live_avc) += delta;
+	if (delta > 0)
+		peak_rise(w);
 }
 
 static void settle(struct rec_writer *w, pid_t tid, bool in_call)
@@ -891,8 +1083,12 @@ static void settle(struct rec_writer *w, pid_t tid, bool in_call)
 
 	if (!t)
 		return;
+	if (t->pend_av + t->pend_avc < 0)
+		peak_fall(w);
 	w->live_av += t->pend_av;
 	w->live_avc += t->pend_avc;
+	if (t->pend_av + t->pend_avc > 0)
+		peak_rise(w);
 	t->pend_av = t->pend_avc = 0;
 	t->in_call = in_call;
 }

@@ -481,6 +481,9 @@ static int do_mem(struct krunner *r, struct kproc *p, const struct stmt *st,
 	case STMT_MUNMAP:
 		cmd.op = AGENT_MUNMAP;
 		break;
+	case STMT_MSEAL:
+		cmd.op = AGENT_MSEAL;
+		break;
 	case STMT_MPROTECT:
 		cmd.op = AGENT_MPROTECT;
 		break;

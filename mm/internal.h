@@ -33,6 +33,17 @@ void vma_tree_destroy(struct mm_struct *mm);
 /* model_bug() unless every key matches its VMA (see vma_tree.c) */
 void vma_tree_validate(struct mm_struct *mm, bool strict);
 struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
+
+/* mseal.c: what a sealed VMA forbids (can_modify_vma() and _madv()) */
+static inline bool vma_is_sealed(const struct vm_area_struct *vma)
+{
+	return vma->vm_flags & VM_SEALED;
+}
+/* Does [@start, @end) hold a sealed VMA? Then it may not be unmapped */
+bool range_has_sealed(struct mm_struct *mm, unsigned long start,
+		      unsigned long end);
+/* May @advice discard @vma's pages? Not a sealed read-only anon VMA's */
+bool vma_may_discard(const struct vm_area_struct *vma, int advice);
 struct vm_area_struct *vma_next(struct vm_area_struct *vma);
 struct vm_area_struct *vma_prev_of(struct mm_struct *mm, unsigned long addr);
 

@@ -31,6 +31,8 @@ static int madvise_vma(struct vm_area_struct *vma,
 {
 	unsigned long flags = vma->vm_flags;
 
+	if (!vma_may_discard(vma, advice))
+		return -EPERM;
 	switch (advice) {
 	case MADV_DONTNEED:
 		*prev = vma;

@@ -238,10 +238,16 @@ int do_vmi_munmap(struct mm_struct *mm, unsigned long start,
 		/* a split into three must fit under the map count limit */
 		if (end < vma->vm_end && mm->map_count >= mm_max_map_count(mm))
 			return -ENOMEM;
+		/* no split of what cannot be unmapped anyway */
+		if (vma_is_sealed(vma))
+			return -EPERM;
 		err = split_vma(vma, start, 1);
 		if (err)
 			return err;
 	}
+	/* vms_gather_munmap_vmas(): a sealed VMA in the range, after the split */
+	if (range_has_sealed(mm, start, end))
+		return -EPERM;
 	/* the last VMA in the range may need its tail split off */
 	next = find_vma(mm, end - 1);
 	if (next && next->vm_start < end && next->vm_end > end) {

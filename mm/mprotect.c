@@ -12,6 +12,8 @@ static int mprotect_fixup(struct vm_area_struct *vma,
 	unsigned long oldflags = vma->vm_flags;
 	int err;
 
+	if (vma_is_sealed(vma))
+		return -EPERM;
 	if (newflags == oldflags) {
 		*pprev = vma;
 		return 0;

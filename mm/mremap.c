@@ -305,11 +305,18 @@ static int mremap_locked(struct mm_struct *mm, unsigned long addr,
 	struct vm_area_struct *vma;
 	int err;
 
-	if ((flags & MREMAP_FIXED) && old_len == new_len)
+	if ((flags & MREMAP_FIXED) && old_len == new_len) {
+		/* remap_move() checks each VMA it would move */
+		if (range_has_sealed(mm, addr, addr + old_len))
+			return -EPERM;
 		return remap_move(mm, addr, old_len, new_addr, flags);
+	}
 	vma = vma_lookup(mm, addr);
 	if (!vma)
 		return -EFAULT;
+	/* no remapping of a sealed VMA */
+	if (vma_is_sealed(vma))
+		return -EPERM;
 	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))
 		return mremap_to(mm, addr, old_len, new_addr, new_len, flags);
 	/* shrinking always works: it is an munmap of the tail */

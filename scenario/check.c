@@ -14,6 +14,7 @@
 #include <cowctx/rmap.h>
 #include "scenario/check.h"
 #include "scenario/layout.h"
+#include "scenario/scenario.h"
 
 struct mapping {
 	const struct folio *folio;
@@ -224,4 +225,16 @@ int model_check(struct model *m, struct check_stats *st, FILE *out,
 	if (bad)
 		mismatch(&c, "%s", bad);
 	return c.truth.nomem ? -ENOMEM : 0;
+}
+
+int model_check_at(struct model *m, const char *path, const struct stmt *at,
+		   struct check_stats *st, FILE *out)
+{
+	char where[512];
+
+	if (at)
+		snprintf(where, sizeof(where), "%s:%d", path, at->line);
+	else
+		snprintf(where, sizeof(where), "%s:end", path);
+	return model_check(m, st, out, where);
 }

@@ -26,4 +26,12 @@ struct check_stats {
 int model_check(struct model *m, struct check_stats *st, FILE *out,
 		const char *where);
 
+struct stmt;
+/*
+ * model_check() at statement @at of the scenario file @path ("FILE:LINE"
+ * in reports), or at its end when @at is NULL ("FILE:end")
+ */
+int model_check_at(struct model *m, const char *path, const struct stmt *at,
+		   struct check_stats *st, FILE *out);
+
 #endif /* COWCTX_CHECK_H */

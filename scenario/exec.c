@@ -116,6 +116,9 @@ static int do_stmt(struct exec_state *es, const struct stmt *st,
 	case STMT_MUNMAP:
 		ret = do_munmap(mm, st->addr, st->len);
 		break;
+	case STMT_MSEAL:
+		ret = do_mseal(mm, st->addr, st->len);
+		break;
 	case STMT_MPROTECT:
 		ret = do_mprotect(mm, st->addr, st->len, st->prot);
 		break;

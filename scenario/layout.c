@@ -384,6 +384,7 @@ static int stmt_ranges(const struct stmt *st, struct exec_state *ref,
 			return 0;
 		break;
 	case STMT_MUNMAP:
+	case STMT_MSEAL:
 	case STMT_MPROTECT:
 	case STMT_MADVISE:
 	case STMT_TOUCH:

@@ -200,7 +200,7 @@ const char *stmt_kind_name(enum stmt_kind kind)
 		[STMT_TOUCH] = "touch", [STMT_FORK] = "fork",
 		[STMT_EXIT] = "exit", [STMT_CHECK] = "check",
 		[STMT_EXEC] = "exec", [STMT_BRK] = "brk",
-		[STMT_RECORDED] = "recorded",
+		[STMT_RECORDED] = "recorded", [STMT_MSEAL] = "mseal",
 	};
 
 	return names[kind];
@@ -353,7 +353,7 @@ static bool is_verb(const char *s)
 {
 	static const char *const verbs[] = {
 		"mmap", "munmap", "mprotect", "mremap", "madvise", "touch",
-		"fork", "exit", "exec", "brk",
+		"fork", "exit", "exec", "brk", "mseal",
 	};
 	size_t i;
 
@@ -466,6 +466,12 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 		if (want_args(p, 3, 3, "P brk ADDR") ||
 		    parse_aligned(p, p->tok[2], "address", &st->brk))
 			return -1;
+	} else if (!strcmp(verb, "mseal")) {
+		st->kind = STMT_MSEAL;
+		if (want_args(p, 4, 4, "P mseal ADDR LEN") ||
+		    parse_aligned(p, p->tok[2], "address", &st->addr) ||
+		    parse_aligned(p, p->tok[3], "length", &st->len))
+			return -1;
 	} else if (!strcmp(verb, "munmap")) {
 		st->kind = STMT_MUNMAP;
 		if (want_args(p, 4, 4, "P munmap ADDR LEN") ||
@@ -557,6 +563,39 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 	return 0;
 }
 
+/*
+ * A recording's comment "# ...: not in the language" (kernel/
+ * record_write.c): kept for the warning. -1 out of memory.
+ */
+static int note_unreplayed(struct scenario *sc, const char *line, int nr)
+{
+	static const char tail[] = "not in the language";
+	size_t len = strcspn(line, "\r\n"), tl = sizeof(tail) - 1;
+	const char *s = line + strspn(line, " \t");
+	int k = sc->nr_unreplayed;
+
+	if (*s != '#' || len < tl || strncmp(line + len - tl, tail, tl))
+		return 0;
+	sc->nr_unreplayed++;
+	if (k >= SCN_UNREPLAYED_KEEP)
+		return 0;
+	sc->unreplayed_line[k] = nr;
+	sc->unreplayed[k] = strndup(s, line + len - s);
+	return sc->unreplayed[k] ? 0 : -1;
+}
+
+void scenario_warn_unreplayed(const struct scenario *sc, FILE *out)
+{
+	int k;
+
+	for (k = 0; k < sc->nr_unreplayed && k < SCN_UNREPLAYED_KEEP; k++)
+		fprintf(out, "%s:%d: warning: not replayed: %s\n", sc->path,
+			sc->unreplayed_line[k], sc->unreplayed[k]);
+	if (sc->nr_unreplayed > SCN_UNREPLAYED_KEEP)
+		fprintf(out, "%s: warning: %d more lines not replayed (comments ending \"not in the language\")\n",
+			sc->path, sc->nr_unreplayed - SCN_UNREPLAYED_KEEP);
+}
+
 static void tokenize(struct parser *p, char *line)
 {
 	char *s = line, *hash = strchr(line, '#');
@@ -603,6 +642,10 @@ int scenario_parse_string(const char *path, const char *text,
 		if (next)
 			*next++ = '\0';
 		p.line++;
+		if (note_unreplayed(sc, line, p.line)) {
+			err = perr(&p, "out of memory");
+			break;
+		}
 		tokenize(&p, line);
 		if (!p.ntok)
 			continue;
@@ -686,6 +729,10 @@ int scenario_parse_file(const char *path, struct scenario *sc)
 
 void scenario_free(struct scenario *sc)
 {
+	int k;
+
+	for (k = 0; k < SCN_UNREPLAYED_KEEP; k++)
+		free(sc->unreplayed[k]);
 	free(sc->stmts);
 	free(sc->path);
 	memset(sc, 0, sizeof(*sc));

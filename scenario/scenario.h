@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #define SCN_NAME_MAX	64
+#define SCN_UNREPLAYED_KEEP	5
 
 enum stmt_kind {
 	STMT_PROC,
@@ -26,6 +27,8 @@ enum stmt_kind {
 	STMT_EXEC,
 	STMT_BRK,
 	STMT_RECORDED,
+	/* added for mseal() */
+	STMT_MSEAL,
 };
 
 struct stmt {
@@ -68,6 +71,14 @@ struct scenario {
 	int nr;
 	enum scn_zero_page zero_page;
 	int zero_page_line;	/* its `kernel` line; 0 when unstated */
+	/*
+	 * Comments that end "not in the language": what a recording met
+	 * and could not write (docs/scenario.md), so a replay may differ
+	 * there. Counted; the first SCN_UNREPLAYED_KEEP kept with lines.
+	 */
+	int nr_unreplayed;
+	int unreplayed_line[SCN_UNREPLAYED_KEEP];
+	char *unreplayed[SCN_UNREPLAYED_KEEP];
 };
 
 /*
@@ -94,6 +105,12 @@ const char *scenario_zero_page_name(enum scn_zero_page mode);
 /* Set @m's zero-page mode from @sc (stock when unstated) */
 struct model;
 void scenario_apply_zero_page(const struct scenario *sc, struct model *m);
+
+/*
+ * One "FILE:LINE: warning: ..." line on @out for each comment of @sc
+ * that says it was not in the language (the first few, then a count)
+ */
+void scenario_warn_unreplayed(const struct scenario *sc, FILE *out);
 
 /* The statement's keyword ("mmap" for STMT_MMAP), for reports */
 const char *stmt_kind_name(enum stmt_kind kind);

@@ -71,7 +71,7 @@ wellformed() {
 					# exits: it waits for all their frees
 					$exits_pending = 1;
 					delete $live{$who};
-				} elsif ($rest !~ /^(?:exec brk=$hex|brk $hex|mmap $hex $len $prot(?: file=[A-Za-z0-9._+-]+:\d+)?(?: shared)?(?: fixed)?(?: stack)?(?: nohugepage)?|munmap $hex $len|mprotect $hex $len $prot|mremap $hex $len $len(?: to $hex(?: dontunmap)?)?|madvise $hex $len (?:dontneed|dontfork|dofork|wipeonfork|keeponfork|free|normal|random|sequential|hugepage|nohugepage|mergeable|unmergeable)|touch $hex $len (?:read|write))$/) {
+				} elsif ($rest !~ /^(?:exec brk=$hex|brk $hex|mmap $hex $len $prot(?: file=[A-Za-z0-9._+-]+:\d+)?(?: shared)?(?: fixed)?(?: stack)?(?: nohugepage)?|munmap $hex $len|mseal $hex $len|mprotect $hex $len $prot|mremap $hex $len $len(?: to $hex(?: dontunmap)?)?|madvise $hex $len (?:dontneed|dontfork|dofork|wipeonfork|keeponfork|free|normal|random|sequential|hugepage|nohugepage|mergeable|unmergeable)|touch $hex $len (?:read|write))$/) {
 					$bad = "not a statement";
 				}
 			} else {
@@ -186,13 +186,49 @@ n=$(grep -c ' exec ' "$tmp/pipeline.stm")
 ok "$([ "$n" = 3 ] && echo 0 || echo 1)" "sh -c 'ls | wc -l': three execs ($n)"
 has pipeline 'file=libc\.so\.6:0$' "libraries by their short name"
 
+# SysV shared memory: shmat() as a shared mapping of the segment, its
+# size read at the call's seccomp stop; shmdt() as the munmap of it
+record shm "$tmp/workload" shm
+has shm '^p[0-9]+ mmap 0x[0-9a-f]+ 64K rw file=SYSV[0-9a-f]+\.[0-9]+:0 shared$' \
+	"shmat: a shared mapping of the 16-page segment"
+has shm '^p[0-9]+ munmap 0x[0-9a-f]+ 64K$' \
+	"shmdt: the munmap of what shmat mapped, in the child and the parent"
+
+# mseal (6.10 and later): the middle page sealed, the refused munmap not
+# written
+if "$tmp/workload" mseal 2> /dev/null; then
+	record mseal "$tmp/workload" mseal
+	has mseal '^p[0-9]+ mseal 0x[0-9a-f]+ 4K$' "mseal is written"
+	hasnt mseal ' munmap 0x[0-9a-f]+ 32K$' "the refused munmap is not"
+	sealed=mseal
+else
+	ok 0 "mseal" "SKIP this kernel has no mseal() (before 6.10)"
+	sealed=
+fi
+
+# A single process that frees everything before it ends: its busiest
+# moment has a recorded point with state in it
+record single "$tmp/workload" single
+n=$(grep -c '^recorded anon_vma=[1-9]' "$tmp/single.stm")
+ok "$([ "$n" -ge 1 ] && echo 0 || echo 1)" \
+	"single: a recorded point with live objects, not only the empty end ($n)"
+
+# What the language cannot say is named at its line, and run warns
+record unreplayed "$tmp/workload" unreplayed
+n=$(grep -c 'not in the language$' "$tmp/unreplayed.scn")
+"$COWCTX" run "$tmp/unreplayed.scn" > /dev/null 2> "$tmp/err"
+w=$(grep -c "^$tmp/unreplayed.scn:[0-9]*: warning: not replayed: " "$tmp/err")
+ok "$([ "$n" -ge 1 ] && [ "$w" = "$n" ] && echo 0 || echo 1)" \
+	"unreplayed: process_madvise is named in the recording ($n) and run warns at its line ($w)"
+
 # Replay on every backend. The recording words (exec, brk, recorded,
 # shared/fixed/stack) come with the parser of issue 12; until it reads
 # them, say so rather than fail.
 printf 'proc p1\np1 exec brk=0x600000\np1 mmap 0x100000000000 4K rw fixed\nrecorded anon_vma=0 anon_vma_chain=0\n' \
 	> "$tmp/probe.scn"
 if "$COWCTX" run "$tmp/probe.scn" > /dev/null 2>&1; then
-	for name in true cow vfork threads remap brk pipeline; do
+	for name in true cow vfork threads remap brk pipeline shm $sealed \
+		    single; do
 		"$COWCTX" run "$tmp/$name.scn" > "$tmp/out" 2>&1
 		ok $? "$name replays on every backend, 0 oracle mismatches" ||
 			diag_file "$tmp/out" 20
@@ -205,7 +241,7 @@ if "$COWCTX" run "$tmp/probe.scn" > /dev/null 2>&1; then
 		"the replay compares walks with the oracle ($n folios)"
 	# One process at a time: the model's anon_vma counts must be the
 	# kernel's, at every exit and at the end
-	for name in cow vfork threads brk; do
+	for name in cow vfork threads brk shm $sealed single pipeline; do
 		"$COWCTX" run --fidelity=strict --rmap=anon_vma \
 			"$tmp/$name.scn" > "$tmp/out" 2>&1
 		ok $? "$name: the model's anon_vma and chain counts are the kernel's at every recorded point" ||

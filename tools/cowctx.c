@@ -100,14 +100,10 @@ struct run_ctx {
 static int on_check(struct exec_state *es, const struct stmt *st, void *arg)
 {
 	struct run_ctx *rc = arg;
-	char where[512];
 
-	if (st)
-		snprintf(where, sizeof(where), "%s:%d", es->sc->path, st->line);
-	else
-		snprintf(where, sizeof(where), "%s:end", es->sc->path);
-	if (model_check(es->m, &rc->br->st, rc->report, where)) {
-		fprintf(stderr, "%s: out of memory in the checker\n", where);
+	if (model_check_at(es->m, es->sc->path, st, &rc->br->st, rc->report)) {
+		fprintf(stderr, "%s:%d: out of memory in the checker\n",
+			es->sc->path, st ? st->line : 0);
 		rc->failed = 1;
 		return 2;
 	}
@@ -309,6 +305,8 @@ static int cmd_run(int argc, char **argv)
 		scenario_free(&sc);
 		return 2;
 	}
+	/* a recording says where it could not write what the program did */
+	scenario_warn_unreplayed(&sc, stderr);
 	for (i = 0; i < nr && !ret; i++) {
 		/* every run compares the same anon_vma instance: print once */
 		ret = run_backend(&sc, &runs[i], json ? stderr : stdout,

@@ -60,6 +60,8 @@ int do_mremap(struct mm_struct *mm, unsigned long addr,
 	      unsigned long flags, unsigned long new_addr);
 int do_madvise(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	       int advice);
+/* mseal(ADDR, LEN, 0): seal every VMA of the range (it must be mapped) */
+int do_mseal(struct mm_struct *mm, unsigned long addr, unsigned long len);
 /*
  * A user access (load or store) at @addr: the hardware's PTE checks,
  * then handle_mm_fault(). -EFAULT where the process would get SIGSEGV,

@@ -44,6 +44,7 @@
 #define VM_HUGEPAGE	0x20000000UL
 #define VM_NOHUGEPAGE	0x40000000UL
 #define VM_MERGEABLE	0x80000000UL
+#define VM_SEALED	(1UL << 63)	/* mseal(): 64-bit only, as in Linux */
 
 #define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
 

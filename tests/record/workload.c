@@ -2,7 +2,8 @@
 /*
  * What tests/record.t records: small programs, each doing one kind of
  * thing a recording must get right. Usage: workload cow|vfork|threads|
- * remap|brk. Exit status 0 when every call did what it should.
+ * remap|brk|shm|mseal|single|unreplayed. Exit status 0 when every call
+ * did what it should.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,6 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #define PAGE	4096UL
@@ -217,6 +222,128 @@ static int heap(void)
 	return 0;
 }
 
+/*
+ * A SysV segment, attached, written, shared with a forked child that
+ * writes too and detaches; then the parent reads and detaches, and
+ * anonymous memory beside it is written and COW-shared as usual.
+ */
+static int sysv_shm(void)
+{
+	int id = shmget(IPC_PRIVATE, 16 * PAGE, IPC_CREAT | 0600);
+	char *seg, *anon;
+	pid_t pid;
+	int ret = 0;
+
+	if (id < 0)
+		return fail("shmget");
+	seg = shmat(id, NULL, 0);
+	/* gone when the last process detaches */
+	shmctl(id, IPC_RMID, NULL);
+	if (seg == (void *)-1)
+		return fail("shmat");
+	anon = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (anon == MAP_FAILED)
+		return fail("mmap");
+	fill(seg, 16 * PAGE, 1);
+	fill(anon, 8 * PAGE, 2);
+	pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		fill(seg + 8 * PAGE, 8 * PAGE, 3);
+		fill(anon, 4 * PAGE, 4);
+		_exit(shmdt(seg) ? 1 : 0);
+	}
+	if (wait_child(pid))
+		ret = fail("child");
+	if (seg[8 * PAGE] != 3)
+		ret = fail("the child's write is not in the segment");
+	if (shmdt(seg))
+		ret = fail("shmdt");
+	munmap(anon, 8 * PAGE);
+	return ret;
+}
+
+/*
+ * mseal() of the middle page of a written VMA: the kernel splits it in
+ * three; a forked child writes under the seal, and an munmap of the
+ * sealed page is refused (and so never written to the recording).
+ */
+static int sealed(void)
+{
+	char *p = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	fill(p, 8 * PAGE, 1);
+	/* x86-64's number: libc may have no wrapper */
+	if (syscall(462, p + 3 * PAGE, PAGE, 0))
+		return fail("mseal");
+	if (munmap(p, 8 * PAGE) == 0)
+		return fail("munmap of a sealed page succeeded");
+	pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		fill(p, 8 * PAGE, 2);
+		_exit(0);
+	}
+	return wait_child(pid);
+}
+
+/*
+ * One process that builds up memory and frees it all before it ends,
+ * as a compiler or sort does: the recording's last point has nothing
+ * live, so only the point at its busiest moment has state in it.
+ */
+static int single(void)
+{
+	char *p[16];
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		p[i] = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+			    i % 2 ? MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK :
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p[i] == MAP_FAILED)
+			return fail("mmap");
+		fill(p[i], 4 * PAGE, (char)i);
+	}
+	for (i = 0; i < 16; i++)
+		munmap(p[i], 4 * PAGE);
+	return 0;
+}
+
+/*
+ * Calls that change memory in ways the scenario language cannot say:
+ * a name for anonymous memory (PR_SET_VMA, which splits the VMA) and
+ * process_madvise(MADV_COLD) on itself. Either may be missing from a
+ * kernel's configuration; what it refuses is not recorded.
+ */
+static int unreplayed(void)
+{
+	char *p = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct iovec iov = { .iov_len = 4 * PAGE };
+	int pidfd;
+
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	fill(p, 8 * PAGE, 1);
+	/* PR_SET_VMA, PR_SET_VMA_ANON_NAME */
+	prctl(0x53564d41, 0, (unsigned long)p, 4 * PAGE,
+	      (unsigned long)"cowctx");
+	iov.iov_base = p;
+	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	/* MADV_COLD */
+	if (pidfd >= 0)
+		syscall(SYS_process_madvise, pidfd, &iov, 1, 20, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -231,6 +358,14 @@ int main(int argc, char **argv)
 		return remap();
 	if (!strcmp(what, "brk"))
 		return heap();
-	fprintf(stderr, "usage: workload cow|vfork|threads|remap|brk\n");
+	if (!strcmp(what, "shm"))
+		return sysv_shm();
+	if (!strcmp(what, "mseal"))
+		return sealed();
+	if (!strcmp(what, "single"))
+		return single();
+	if (!strcmp(what, "unreplayed"))
+		return unreplayed();
+	fprintf(stderr, "usage: workload cow|vfork|threads|remap|brk|shm|mseal|single|unreplayed\n");
 	return 2;
 }

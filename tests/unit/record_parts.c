@@ -2,10 +2,15 @@
 /*
  * cowctx record's pure parts: the live-object set (kmem pointers, with
  * backward-shift deletion) against a plain array, and the file names a
- * recording gives paths (the scenario language's rules, unique).
+ * recording gives paths (the scenario language's rules, unique), the
+ * SysV attachments shmdt() is written from, and the replay check that
+ * decides whether a recording is complete.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "kernel/record.h"
@@ -115,9 +120,60 @@ static void names_tests(void)
 	rec_names_destroy(n);
 }
 
+/* shmdt() needs the length shmat() mapped; fork copies the table */
+static void shm_tests(void)
+{
+	struct rec_shm_set a = { 0 }, b = { 0 };
+
+	ok(!rec_shm_attach(&a, 0x1000, 0x4000) &&
+	   !rec_shm_attach(&a, 0x9000, 0x2000), "two segments attached");
+	ok(!rec_shm_copy(&b, &a) && b.nr == 2, "fork copies both");
+	is_long(rec_shm_detach(&a, 0x9000), 0x2000, "detach gives its length");
+	is_long(rec_shm_detach(&a, 0x9000), 0, "a second detach finds none");
+	is_long(rec_shm_detach(&b, 0x9000), 0x2000,
+		"the child's copy is its own");
+	is_long(rec_shm_detach(&a, 0x1000), 0x4000, "and the other");
+	rec_shm_free(&a);
+	rec_shm_free(&b);
+}
+
+/* What record's replay check refuses, told at its line */
+static void replay_tests(void)
+{
+	static const char good[] = "kernel zero_page=on\nproc p1\n"
+		"p1 mmap 0x100000000000 8K rw\n"
+		"p1 touch 0x100000000000 8K write\n"
+		"p1 fork p2\np2 exit\np1 exit\n";
+	static const char bad[] = "proc p1\np1 mmap 0x100000000000 8K r\n"
+		"p1 touch 0x100000000000 4K write\n";
+	char path[] = "/tmp/record-parts-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	FILE *save = stderr;
+
+	if (!ok(f != NULL, "a scratch file"))
+		return;
+	fputs(good, f);
+	fclose(f);
+	is_long(rec_replay_check(path), 0, "a recording that replays: 0");
+	f = fopen(path, "w");
+	if (f) {
+		fputs(bad, f);
+		fclose(f);
+	}
+	stderr = fopen("/dev/null", "w");
+	is_long(rec_replay_check(path), 1,
+		"one whose write faults in the model (SIGSEGV): 1");
+	fclose(stderr);
+	stderr = save;
+	unlink(path);
+}
+
 int main(void)
 {
 	ptrset_tests();
 	names_tests();
+	shm_tests();
+	replay_tests();
 	return tap_done();
 }

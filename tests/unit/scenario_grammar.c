@@ -189,6 +189,16 @@ static void additions(void)
 		  "recorded exit\n",
 		  "proc:recorded mmap:recorded brk:recorded recorded exec:recorded exit:recorded",
 		  "a process named recorded beside the statement");
+	if (last_stmt("proc P\nP mseal 0x7000 8K\n", &st, "mseal"))
+		ok(st.kind == STMT_MSEAL && st.addr == 0x7000 &&
+		   st.len == 0x2000, "mseal ADDR LEN");
+	parses_as("proc mseal\n"
+		  "proc kernel\n"
+		  "mseal mseal 0x1000 4K\n"
+		  "kernel mseal 0x1000 4K\n"
+		  "mseal exit\n",
+		  "proc:mseal proc:kernel mseal:mseal mseal:kernel exit:mseal",
+		  "proc mseal and proc kernel create processes; a verb after kernel makes it one");
 	parses_as("proc exec\n"
 		  "proc brk\n"
 		  "exec mmap 0x1000 4K rw\n"
