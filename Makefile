@@ -51,7 +51,7 @@ MM_SRCS := mm/vma_tree.c mm/pgtable.c mm/folio.c mm/filemap.c mm/vma.c \
 	   mm/brk.c mm/mseal.c
 RMAP_SRCS := rmap/rmap.c rmap/scan.c rmap/anon_vma.c rmap/remap_tree.c \
 	     rmap/cow_context.c rmap/cow_context_walk.c \
-	     rmap/cow_context_poc.c
+	     rmap/testing/broken_scan.c rmap/testing/cow_context_poc.c
 SCENARIO_SRCS := scenario/parse.c scenario/exec.c scenario/check.c \
 		 scenario/gen.c scenario/layout.c
 KERNEL_SRCS := kernel/agent.c kernel/runner.c kernel/procfs.c kernel/tracefs.c \

@@ -24,6 +24,7 @@
 #include <cowctx/mm.h>
 #include <cowctx/tsan.h>
 #include "rmap/cow_context.h"
+#include "rmap/testing/cow_context_poc.h"
 
 /* ---- RCU --------------------------------------------------------- */
 
@@ -245,16 +246,6 @@ static int init_common(struct model *m, unsigned int walk_flags)
 static int cow_init(struct model *m)
 {
 	return init_common(m, COW_WALK_PRUNE | COW_WALK_FORKED_ONLY);
-}
-
-static int cow_init_noprune(struct model *m)
-{
-	return init_common(m, COW_WALK_FORKED_ONLY);
-}
-
-static int cow_init_poc(struct model *m)
-{
-	return init_common(m, COW_WALK_POC_EARLY_STOP | COW_WALK_POC_ORDER);
 }
 
 static void cow_destroy(struct model *m)
@@ -813,7 +804,7 @@ static void *cow_counters(struct model *m, size_t *size)
  */
 #define COW_VMA_FIELD_BYTES	(8 + 8)
 
-#define COW_CONTEXT_OPS(ops_name, init_fn)				\
+#define COW_CONTEXT_OPS(ops_name, init_fn, walk_fn)			\
 	.name = ops_name,						\
 	.vma_field_bytes = COW_VMA_FIELD_BYTES,				\
 	.init = init_fn,						\
@@ -831,7 +822,7 @@ static void *cow_counters(struct model *m, size_t *size)
 	.folio_add_new = cow_folio_add_new,				\
 	.folio_move = cow_folio_move,					\
 	.folio_free = cow_folio_free,					\
-	.walk = cow_context_walk,					\
+	.walk = walk_fn,						\
 	.take_rmap_locks = cow_take_rmap_locks,				\
 	.rmap_locks_every_move = true,					\
 	.mm_fork_done = cow_mm_fork_done,				\
@@ -840,16 +831,19 @@ static void *cow_counters(struct model *m, size_t *size)
 	.counters = cow_counters
 
 const struct rmap_ops cow_context_rmap_ops = {
-	COW_CONTEXT_OPS("cow_context", cow_init),
+	COW_CONTEXT_OPS("cow_context", cow_init, cow_context_walk),
 	.description = "per-mm COW contexts with remap trees (the system)",
 };
 
-const struct rmap_ops cow_context_noprune_rmap_ops = {
-	COW_CONTEXT_OPS("cow_context-noprune", cow_init_noprune),
-	.description = "test only: cow_context without fork-generation pruning",
+/* The testing room's variants: their own init, walk and name */
+#define COW_CONTEXT_VARIANT(ops, ops_name, desc, flags, walk_fn)	\
+static int ops##_init(struct model *m)					\
+{									\
+	return init_common(m, flags);					\
+}									\
+const struct rmap_ops ops = {						\
+	COW_CONTEXT_OPS(ops_name, ops##_init, walk_fn),			\
+	.description = desc,						\
 };
-
-const struct rmap_ops cow_context_poc_rmap_ops = {
-	COW_CONTEXT_OPS("cow_context-poc", cow_init_poc),
-	.description = "test only: cow_context walking as the PoC does (early stop, children first)",
-};
+#include "rmap/testing/cow_context_variants.h"
+#undef COW_CONTEXT_VARIANT

@@ -127,9 +127,7 @@ struct cow_context {
 /* Walk variants: the real one, and two for measuring and for proof */
 enum cow_walk_flags {
 	COW_WALK_PRUNE = 1 << 0,	/* fork-generation pruning */
-	COW_WALK_POC_EARLY_STOP = 1 << 1,	/* the PoC's exclusive stop */
-	COW_WALK_POC_ORDER = 1 << 2,	/* the PoC's: children first */
-	COW_WALK_FORKED_ONLY = 1 << 3,	/* below the folio's mm: forked VMAs */
+	COW_WALK_FORKED_ONLY = 1 << 1,	/* below the folio's mm: forked VMAs */
 };
 
 struct cow_walk_stats {
@@ -143,21 +141,6 @@ struct cow_walk_stats {
 	unsigned long vma_not_forked;	/* anon state its own: no candidate */
 	unsigned long mm_retries;	/* mms visited again: remap_seq moved */
 	unsigned long root_retries;	/* folio's context changed under us */
-};
-
-/*
- * Points inside the walk where another CPU may act; a test hook
- * (cow_instance->walk_step) runs writers there, deterministically.
- */
-enum cow_walk_step {
-	COW_STEP_ROOT_READ,	/* folio's context read, not yet pinned */
-	COW_STEP_CONTEXT,	/* before a context's visit (ctx pinned) */
-	COW_STEP_MM,		/* mm pinned, remap state read, not visited */
-	COW_STEP_CANDIDATE,	/* between two candidates of one mm */
-	COW_STEP_MM_END,	/* an mm visited, remap_seq not checked */
-	COW_STEP_VMA_BUSY,	/* a VMA is write-locked: the walk waits */
-	COW_STEP_CLIMB,		/* ctx's subtree done, the way on not read */
-	NR_COW_WALK_STEPS,
 };
 
 #define COW_FORK_PENDING	(~0UL)
@@ -177,7 +160,7 @@ struct cow_instance {
 	long nr_detached;
 	/* completed forks: the sequence that fork_seq and stamps use */
 	unsigned long fork_seq;
-	/* test only: called at each step of every walk (may be NULL) */
+	/* test only: each step of every walk (<cowctx/inject.h>), or NULL */
 	void (*walk_step)(struct cow_instance *inst, enum cow_walk_step step,
 			  struct cow_context *ctx, void *data);
 	void *walk_step_data;
@@ -312,10 +295,9 @@ void cow_rcu_thread_get(void);
 void cow_rcu_thread_put(void);
 
 /*
- * Test-only variants (RMAP_TEST_BACKEND in <cowctx/rmap_backends.h>):
- * cow_context-noprune measures what pruning saves; cow_context-poc walks
- * as the PoC does (cow_context_poc.c), to prove the oracle catches what
- * its early stop misses.
+ * Test-only variants (RMAP_TEST_BACKEND in <cowctx/rmap_backends.h>)
+ * are listed in rmap/testing/cow_context_variants.h; the PoC's walk is
+ * rmap/testing/cow_context_poc.c.
  */
 
 #endif /* COWCTX_RMAP_COW_CONTEXT_H */

@@ -152,7 +152,16 @@
 #define _LGPL_SOURCE
 #include <cowctx/mm.h>
 #include "rmap/cow_context.h"
-#include "rmap/cow_context_poc.h"
+
+/*
+ * After an mm's own candidate: look in the rest of it and in further
+ * mms? Always, for the real walk. The testing room compiles this file
+ * again with its own answer (rmap/testing/cow_context_poc.c): a seam
+ * that exists at compile time only.
+ */
+#ifndef cow_walk_looks_further
+#define cow_walk_looks_further(w)	true
+#endif
 
 /* Another CPU acts here (tests only: see cow_instance->walk_step) */
 static void walk_step(struct cow_instance *inst, enum cow_walk_step step,
@@ -373,8 +382,8 @@ static bool visit_mm(struct cow_walk *w, struct cow_context *ctx,
 			more = visit_candidate(w, ctx, mm,
 					       anon_index_page(w->index) <<
 					       PAGE_SHIFT, 0);
-		if (more && (w->inst->walk_flags & COW_WALK_POC_EARLY_STOP))
-			more = cow_poc_looks_further(w->folio);
+		if (more)
+			more = cow_walk_looks_further(w);
 		if (more && remapped)
 			more = visit_remaps(w, ctx, mm);
 		if (more && CMM_LOAD_SHARED(ctx->nr_lossy))
@@ -392,7 +401,7 @@ static bool visit_mm(struct cow_walk *w, struct cow_context *ctx,
  * that keeps the context too (the mm's reference) while the walk is out
  * of RCU.
  */
-void visit_context(struct cow_walk *w, struct cow_context *ctx)
+static void visit_context(struct cow_walk *w, struct cow_context *ctx)
 {
 	struct mm_struct *mm;
 
@@ -463,51 +472,6 @@ static struct cow_context *rcu_next_sibling(struct cow_walk *w,
 
 	return rcu_next_unpruned(w, rcu_dereference(ctx->siblings.next),
 				 &parent->children);
-}
-
-/* The PoC's order pins each context it stands on (cow_context_poc.c) */
-static struct cow_context *pin_from(struct cow_walk *w, struct list_head *pos,
-				    struct list_head *head)
-{
-	for (; pos != head; pos = rcu_dereference(pos->next)) {
-		struct cow_context *ctx = list_entry(pos, struct cow_context,
-						     siblings);
-
-		if (!pruned(w, ctx) && cow_context_tryget(ctx))
-			return ctx;
-	}
-	return NULL;
-}
-
-struct cow_context *first_child(struct cow_walk *w, struct cow_context *ctx)
-{
-	return pin_from(w, rcu_dereference(ctx->children.next),
-			&ctx->children);
-}
-
-struct cow_context *next_sibling(struct cow_walk *w, struct cow_context *ctx)
-{
-	return pin_from(w, rcu_dereference(ctx->siblings.next),
-			&ctx->parent->children);
-}
-
-bool cow_walk_stopped(const struct cow_walk *w)
-{
-	return w->stopped;
-}
-
-/*
- * Back at the root: done, unless the root was spliced out mid-walk (its
- * mm exited); its children then follow it in its old parent's list, and
- * the walk goes on from there, up to the top if need be: more contexts
- * than needed, none missed, none twice. (The PoC's order; the real walk
- * counts levels instead, see walk_parents_first().)
- */
-bool cow_walk_subtree_done(struct cow_walk *w, struct cow_context *cur)
-{
-	if (!cur->parent)
-		return true;
-	return cur == w->root && !CMM_LOAD_SHARED(cur->detached);
 }
 
 /*
@@ -633,32 +597,26 @@ static struct cow_context *find_root(struct cow_walk *w, struct folio *folio)
 	}
 }
 
+/* @w set up for @folio, in an RCU read section, its root found */
+static void walk_begin(struct cow_walk *w, struct folio *folio,
+		       struct rmap_walk_control *rwc)
+{
+	w->folio = folio;
+	w->rwc = rwc;
+	w->inst = folio_cow_context(folio)->inst;
+	w->index = folio->index;
+	w->prune = w->inst->walk_flags & COW_WALK_PRUNE;
+	w->forked_only = w->inst->walk_flags & COW_WALK_FORKED_ONLY;
+	rcu_read_lock();
+	w->root = find_root(w, folio);
+}
+
 int cow_context_walk(struct folio *folio, struct rmap_walk_control *rwc)
 {
-	struct cow_context *root, *cur;
-	struct cow_walk w = {
-		.folio = folio,
-		.rwc = rwc,
-		.inst = folio_cow_context(folio)->inst,
-		.index = folio->index,
-	};
+	struct cow_walk w = { 0 };
 
-	w.prune = w.inst->walk_flags & COW_WALK_PRUNE;
-	w.forked_only = w.inst->walk_flags & COW_WALK_FORKED_ONLY;
-	rcu_read_lock();
-	root = find_root(&w, folio);
-	w.root = root;
-	if (!(w.inst->walk_flags & COW_WALK_POC_ORDER)) {
-		walk_parents_first(&w, root);
-		cow_rcu_read_unlock();
-		return 0;
-	}
-	if (!cow_context_tryget(root)) {
-		cow_rcu_read_unlock();
-		return 0;
-	}
-	cur = cow_poc_walk_children_first(&w, root);
+	walk_begin(&w, folio, rwc);
+	walk_parents_first(&w, w.root);
 	cow_rcu_read_unlock();
-	cow_context_put(cur);
 	return 0;
 }

@@ -74,17 +74,11 @@ static unsigned long next_mapping(struct mm_struct *mm, unsigned long addr,
 	return end;
 }
 
-/*
- * Every VMA of every mm is examined; every page of it is looked at.
- * @drop_last makes the broken test backend forget one mapping of each
- * shared folio, to prove the checker catches a wrong walk.
- */
-static int scan_walk_common(struct folio *folio, struct rmap_walk_control *rwc,
-			    bool drop_last)
+/* Every VMA of every mm is examined; every page of it is looked at. */
+static int scan_walk(struct folio *folio, struct rmap_walk_control *rwc)
 {
 	struct model *m = folio->model;
 	struct mm_struct *mm;
-	int seen = 0;
 
 	list_for_each_entry(mm, &m->mms, mmlist) {
 		struct table_cache tc = { .base = 1 };
@@ -98,9 +92,6 @@ static int scan_walk_common(struct folio *folio, struct rmap_walk_control *rwc,
 			     addr < vma->vm_end;
 			     addr = next_mapping(mm, addr + PAGE_SIZE,
 						 vma->vm_end, folio, &tc)) {
-				if (drop_last && folio->_mapcount > 1 &&
-				    ++seen == folio->_mapcount)
-					continue;
 				m->walk.mappings_found++;
 				if (rwc->rmap_one &&
 				    !rwc->rmap_one(folio, vma, addr, rwc->arg)) {
@@ -115,16 +106,6 @@ static int scan_walk_common(struct folio *folio, struct rmap_walk_control *rwc,
 	return 0;
 }
 
-static int scan_walk(struct folio *folio, struct rmap_walk_control *rwc)
-{
-	return scan_walk_common(folio, rwc, false);
-}
-
-static int broken_scan_walk(struct folio *folio, struct rmap_walk_control *rwc)
-{
-	return scan_walk_common(folio, rwc, true);
-}
-
 const struct rmap_ops scan_rmap_ops = {
 	.name = "scan",
 	.description = "walk every page table of every mm (the oracle)",
@@ -135,12 +116,3 @@ const struct rmap_ops scan_rmap_ops = {
 	.walk = scan_walk,
 };
 
-const struct rmap_ops broken_scan_rmap_ops = {
-	.name = "broken-scan",
-	.description = "test only: the oracle, losing one mapping of each shared folio",
-	.anon_prepare = scan_anon_prepare,
-	.vma_fork = scan_vma_fork,
-	.folio_add_new = scan_folio_add_new,
-	.folio_move = scan_folio_move,
-	.walk = broken_scan_walk,
-};

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cowctx/inject.h>
+
 #define ACCOUNT_MAX_TYPES 8
 
 struct obj_type_stat {
@@ -68,12 +70,7 @@ static inline long account_object_bytes(const struct account *acct)
 	return acct->bytes - acct->field_bytes;
 }
 
-/*
- * Fault injection, process-wide like the kernel's failslab: when
- * fail_nth is N > 0, the Nth allocation from now fails (model and
- * backends alike). 0 disables it.
- */
-extern long alloc_fail_nth;
+/* Allocations that a test can make fail (alloc_fail_nth, <cowctx/inject.h>) */
 void *model_zalloc(size_t size);
 void *model_realloc(void *p, size_t size);
 void model_free(void *p);

@@ -75,8 +75,6 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 /* index of the first VMA ending above @addr (== nr if none) */
 unsigned long vma_tree_index(struct mm_struct *mm, unsigned long addr);
-/* Check the tree's keys against its VMAs after every change (tests) */
-extern bool vma_tree_debug;
 #define for_each_vma(mm, vma, i)					\
 	for ((i) = 0; (i) < (mm)->mm_mt.nr &&				\
 	     ((vma) = (mm)->mm_mt.vmas[(i)], 1); (i)++)

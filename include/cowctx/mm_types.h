@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <cowctx/account.h>
+#include <cowctx/inject.h>
 #include <cowctx/list.h>
 #include <cowctx/lock.h>
 
@@ -248,14 +249,6 @@ struct mm_struct {
 	struct list_head mmlist;	/* model->mms */
 };
 
-/* Why the model calls model->hook: fork's steps, for race testing */
-enum model_hook_point {
-	HOOK_FORK_START,	/* child mm exists, no VMA copied yet */
-	HOOK_FORK_VMA_LINKED,	/* one more VMA copied and its rmap set up */
-	HOOK_FORK_PTES_COPIED,	/* that VMA's page tables copied */
-	HOOK_FORK_END,		/* the child is complete */
-};
-
 struct rmap_ops;
 
 struct walk_stats {
@@ -313,7 +306,7 @@ struct model {
 	 */
 	struct lock_stat family_lock_stat;
 	struct family_stat family;
-	/* a test may observe fork's steps (deterministic race testing) */
+	/* a test may observe fork's steps (<cowctx/inject.h>) */
 	void (*hook)(struct model *m, enum model_hook_point where,
 		     struct mm_struct *mm, struct vm_area_struct *vma);
 	void *hook_data;

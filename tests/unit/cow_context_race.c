@@ -514,14 +514,14 @@ static void poc_order(void)
 {
 	struct interference_stats st = { 0 };
 
-	interference_run(&cow_context_rmap_ops, "family", family, true,
-			 COW_WALK_PRUNE | COW_WALK_POC_ORDER, true, &st);
+	interference_run(&cow_context_poc_order_rmap_ops, "family", family,
+			 true, 0, true, &st);
 	ok(st.trials > 200 && st.left_mapped > 0,
 	   "children-first order (the PoC's): %lu of %lu unmapping walks with a fork leave a mapping",
 	   st.left_mapped, st.trials);
 	memset(&st, 0, sizeof(st));
-	interference_run(&cow_context_rmap_ops, "family", family, false,
-			 COW_WALK_PRUNE | COW_WALK_POC_ORDER, false, &st);
+	interference_run(&cow_context_poc_order_rmap_ops, "family", family,
+			 false, 0, false, &st);
 	ok(!st.missed && !st.dup,
 	   "yet it finds every mapping when nothing races it");
 }
