@@ -590,6 +590,12 @@ static void peak_rise(struct rec_writer *w)
  */
 static void peak_fall(struct rec_writer *w)
 {
+	/*
+	 * Before the first statement the objects are the command's copy
+	 * of the recorder's, which its exec frees: no point of the tree's
+	 */
+	if (!w->st.statements)
+		w->peak_pending = false;
 	if (!w->peak_pending || w->recorded_due)
 		return;
 	flush_touch(w);
