@@ -466,19 +466,34 @@ void print_json(FILE *f, const struct bench_opts *o,
 void print_table(FILE *f, const struct bench_opts *o,
 		 const struct workload_result *res, int nr, bool all_metrics);
 void print_number(FILE *f, double v);
+/*
+ * bench/headline.c: the figures the verdict and report.md put first,
+ * each named by its metric; @verdict: on the verdict's line too.
+ */
+struct headline_figure {
+	int metric;
+	const char *what;
+	bool verdict;
+};
+extern const struct headline_figure headline_figures[];
+extern const int nr_headline_figures;
+/* the headline's workload: the first plain zygote both columns ran */
+const struct workload_result *headline_result(const struct workload_result *res,
+					      int nr);
 /* bench/verdict.c: the short answer on stdout (at most ~15 lines) */
 void print_verdict(FILE *f, const struct bench_opts *o,
 		   const struct workload_result *res, int nr);
 /* bench/targets.c: the proposal's targets, checked on @res */
 struct target_check {
-	const char *what;	/* "rmap bytes at most 1% of anon_vma's" */
+	char what[192];		/* "SCOPE: WHAT (METRIC) <= LIMIT" */
+	bool every;		/* judged on every workload run */
 	const char *source;	/* where the target is stated */
 	const struct workload_result *r;	/* NULL: not run */
 	int met;		/* 1 met, 0 not, -1 not measurable */
 	char figure[160];	/* the figures it was judged on */
 };
 /* zygote V=1000 N=100 without file VMAs, not failed: issue 6's figures */
-const struct workload_result *headline_zygote(const struct workload_result *res,
+const struct workload_result *target_zygote(const struct workload_result *res,
 					      int nr);
 int targets_check(const struct bench_opts *o,
 		  const struct workload_result *res, int nr,

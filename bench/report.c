@@ -112,39 +112,35 @@ static void fnum_spread(FILE *f, const struct metric_set *ms, int m)
 	fprintf(f, " [%.0f..%.0f]", ms->q1[m], ms->q3[m]);
 }
 
-/* The figures a reader wants first, from this run */
+/*
+ * The figures a reader wants first, from this run: bench/headline.c's,
+ * each with its metric's name, as the verdict names them.
+ */
 static void headline(FILE *f, const struct bench_opts *o,
 		     const struct workload_result *res, int nr)
 {
-	const struct workload_result *z = headline_zygote(res, nr);
-	static const struct {
-		int m;
-		const char *what;
-	} rows[] = {
-		{ M_BYTES, "rmap bytes (objects and per-VMA fields)" },
-		{ M_VMA_FIELD_BYTES, "of which per-VMA fields" },
-		{ M_FORK_ALLOCS, "rmap allocations per fork" },
-		{ M_FORK_RMAP_INSTRUCTIONS, "rmap instructions per fork" },
-		{ M_FORK_NS, "fork time, ns (median)" },
-		{ M_FAMILY_LOCK_OBJECTS, "objects touched under a family-wide lock" },
-		{ M_EXAMINED_PER_FOUND, "VMAs examined per mapping found (reclaim)" },
-		{ M_WALK_MEAN_NS, "reclaim walk, ns (mean)" },
-	};
+	const struct workload_result *z = headline_result(res, nr);
 	double lo = INFINITY, hi = -INFINITY;
-	size_t k;
 	int i;
 
-	if (!z || !z->have[COL_COW_CONTEXT])
+	if (!z)
 		return;
-	fprintf(f, "## Headline: zygote V=1000 N=100\n\nA parent with V=1000 written one-page VMAs forks N=100 children, each writing 10%% of the pages.\n\n"
-		"| figure | %s | %s | ratio |\n|---|---:|---:|---:|\n", col_name(o, 0), col_name(o, 1));
-	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
-		fprintf(f, "| %s | ", rows[k].what);
-		fnum_spread(f, &z->ms[COL_ANON_VMA], rows[k].m);
+	fprintf(f, "## Headline: %s\n\nA parent with V=%ld written %ld-page VMAs forks N=%ld children, each writing %ld%% of the pages "
+		"(the figures the verdict gives first, under the same metric names; bench/README.md defines each metric).\n\n"
+		"| figure | metric | %s | %s | ratio |\n|---|---|---:|---:|---:|\n",
+		z->inst.label, inst_param(&z->inst, "V"), inst_param(&z->inst, "P"),
+		inst_param(&z->inst, "N"), inst_param(&z->inst, "cow"),
+		col_name(o, 0), col_name(o, 1));
+	for (i = 0; i < nr_headline_figures; i++) {
+		int m = headline_figures[i].metric;
+
+		fprintf(f, "| %s | %s | ", headline_figures[i].what,
+			metric_name(m));
+		fnum_spread(f, &z->ms[COL_ANON_VMA], m);
 		fputs(" | ", f);
-		fnum_spread(f, &z->ms[COL_COW_CONTEXT], rows[k].m);
+		fnum_spread(f, &z->ms[COL_COW_CONTEXT], m);
 		fputs(" | ", f);
-		fnum(f, z->ratio[COL_COW_CONTEXT].v[rows[k].m]);
+		fnum(f, z->ratio[COL_COW_CONTEXT].v[m]);
 		fputs(" |\n", f);
 	}
 	for (i = 0; i < nr; i++) {
@@ -156,7 +152,7 @@ static void headline(FILE *f, const struct bench_opts *o,
 		hi = fmax(hi, q);
 	}
 	if (lo <= hi)
-		fprintf(f, "\nAcross every workload the mean reclaim walk takes %.2f to %.2f times %s's.\n", lo, hi,
+		fprintf(f, "\nAcross every workload, %s's walk_mean_ns is %.2f to %.2f times %s's.\n", col_name(o, 1), lo, hi,
 			col_name(o, 0));
 	fputc('\n', f);
 }
@@ -179,10 +175,10 @@ static void targets(FILE *f, const struct bench_opts *o,
 	for (i = 0; i < n; i++)
 		fprintf(f, "| %s | %s | **%s** | %s |\n", t[i].what, t[i].source,
 			t[i].met < 0 ? "not measured" : t[i].met ? "met" : "NOT met",
-			t[i].met < 0 ? (t[i].r || strncmp(t[i].what, "every", 5) ?
-					"no figures" : "workload not run") : t[i].figure);
-	fprintf(f, "\n| workload | examined per found, anon_vma | %s | full walk, anon_vma | %s |\n|---|---:|---:|---:|---:|\n",
-		col_name(o, 1), col_name(o, 1));
+			t[i].met < 0 ? (t[i].r || t[i].every ? "no figures" :
+					"workload not run") : t[i].figure);
+	fprintf(f, "\n| workload | examined_per_found, %s | %s | examined_per_found_full, %s | %s |\n|---|---:|---:|---:|---:|\n",
+		col_name(o, 0), col_name(o, 1), col_name(o, 0), col_name(o, 1));
 	for (i = 0; i < nr; i++) {
 		if (!res[i].have[COL_COW_CONTEXT])
 			continue;
@@ -598,7 +594,7 @@ static void anchors_section(FILE *f, const struct anchor_row *ar, int nr)
 static void android_section(FILE *f, const struct workload_result *res,
 			    int nr)
 {
-	const struct workload_result *z = headline_zygote(res, nr);
+	const struct workload_result *z = target_zygote(res, nr);
 	int i;
 
 	fprintf(f, "## Android: rmap memory beside VMA memory\n\n");

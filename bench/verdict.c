@@ -166,41 +166,53 @@ static void losses(FILE *f, const struct workload_result *res, int nr)
 		fprintf(f, "loses on no figure of any workload\n");
 }
 
-/* "12928 against 23368000 (0.055%)": a headline figure */
-static void figure(FILE *f, const char *what,
-		   const struct workload_result *r, int m)
+/* "fork_ns 52327 [51044..53683]": a figure with its spread, if any */
+static void value(FILE *f, const struct metric_set *ms, int m)
 {
-	const struct metric_set *c = &r->ms[COL_COW_CONTEXT];
-	const struct metric_set *a = &r->ms[COL_ANON_VMA];
-
-	fprintf(f, "%s ", what);
-	print_number(f, c->v[m]);
-	if (!isnan(c->q1[m]))
-		fprintf(f, " [%.0f..%.0f]", c->q1[m], c->q3[m]);
-	fputs(" against ", f);
-	print_number(f, a->v[m]);
-	if (!isnan(a->q1[m]))
-		fprintf(f, " [%.0f..%.0f]", a->q1[m], a->q3[m]);
+	print_number(f, ms->v[m]);
+	if (!isnan(ms->q1[m]))
+		fprintf(f, " [%.0f..%.0f]", ms->q1[m], ms->q3[m]);
 }
 
+/* bytes shown with their two parts: "(object_bytes X + vma_field_bytes Y)" */
+static void bytes_parts(FILE *f, const struct metric_set *ms, bool named)
+{
+	fprintf(f, " (%s", named ? "object_bytes " : "");
+	print_number(f, ms->v[M_OBJECT_BYTES]);
+	fprintf(f, " + %s", named ? "vma_field_bytes " : "");
+	print_number(f, ms->v[M_VMA_FIELD_BYTES]);
+	fputc(')', f);
+}
+
+/*
+ * The headline's figures, each named by its metric (bench/headline.c:
+ * report.md's headline table shows the same ones under the same names).
+ */
 static void headline(FILE *f, const struct workload_result *res, int nr)
 {
-	const struct workload_result *z = NULL;
-	int i;
+	const struct workload_result *z = headline_result(res, nr);
+	const struct metric_set *c, *a;
+	int i, n = 0;
 
-	for (i = 0; i < nr && !z; i++)
-		if (!strcmp(res[i].inst.w->name, "zygote") &&
-		    !res[i].error[0] && !inst_param(&res[i].inst, "F") &&
-		    res[i].have[COL_COW_CONTEXT])
-			z = &res[i];
 	if (!z)
 		return;
-	fprintf(f, "zygote V=%ld N=%ld, cow_context against anon_vma: ",
-		inst_param(&z->inst, "V"), inst_param(&z->inst, "N"));
-	figure(f, "rmap bytes", z, M_BYTES);
-	figure(f, "; allocations per fork", z, M_FORK_ALLOCS);
-	figure(f, "; fork ns", z, M_FORK_NS);
-	figure(f, "; reclaim walk ns", z, M_WALK_NS);
+	c = &z->ms[COL_COW_CONTEXT];
+	a = &z->ms[COL_ANON_VMA];
+	fprintf(f, "%s, cow_context against anon_vma:", z->inst.label);
+	for (i = 0; i < nr_headline_figures; i++) {
+		int m = headline_figures[i].metric;
+
+		if (!headline_figures[i].verdict)
+			continue;
+		fprintf(f, "%s %s ", n++ ? ";" : "", metric_name(m));
+		value(f, c, m);
+		if (m == M_BYTES)
+			bytes_parts(f, c, true);
+		fputs(" against ", f);
+		value(f, a, m);
+		if (m == M_BYTES)
+			bytes_parts(f, a, false);
+	}
 	fputc('\n', f);
 }
 

@@ -332,6 +332,21 @@ my @vl = split /\n/, $verdict;
 ok($? == 0 && @vl && @vl <= 15, "the verdict is " . scalar(@vl) . " lines (at most 15)");
 ok(scalar(grep /^\[(met|NOT met|n\/a)\]/, @vl) == 8 && $verdict =~ /--full/,
    "the verdict gives each of the 8 targets, and where the whole table is");
+# one name, one number: each figure of the verdict's headline is named by
+# its metric, and report.md's headline shows the same figure under it
+my $r4 = do { local $/; open my $f, '<', "$tmp/r4/report.md" or die; <$f> } // '';
+my ($hl_label, $hl_figs) = $vl[0] =~ /^(.*?), cow_context against anon_vma: (.*)$/;
+my ($hl_n, $hl_bad) = (0, 0);
+for (split /; /, $hl_figs // '') {
+	my ($m, $c, $a) = /^(\w+) (\S+(?: \[[^\]]*\])?)(?: \([^)]*\))? against (\S+(?: \[[^\]]*\])?)/
+		or do { $hl_bad++; diag("verdict figure without a metric name: $_"); next };
+	$hl_n++;
+	my ($ra, $rc) = $r4 =~ /^\| [^|]+ \| \Q$m\E \| ([^|]+?) \| ([^|]+?) \|/m;
+	$hl_bad++, diag("$m: verdict $c against $a, report.md " . ($rc // 'none') . " against " . ($ra // 'none'))
+		unless defined $ra && $ra eq $a && $rc eq $c;
+}
+ok($hl_n >= 4 && !$hl_bad && $r4 =~ /^## Headline: \Q$hl_label\E$/m,
+   "the verdict's $hl_n headline figures are report.md's headline figures under the same metric names");
 my $table = `$cowctx bench --tiny --no-curves --no-callgrind --full --out $tmp/r4 chain 2>/dev/null`;
 ok($table =~ /^\| workload \| metric \| anon_vma \| cow_context \| cow_context \/ anon_vma \|$/m,
    "--full prints the whole table");
