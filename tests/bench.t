@@ -214,6 +214,26 @@ if ($have_cow) {
 	ok(!$bad, "the backends' own counters count each walk once, the timing repeats left out");
 }
 
+# what the family lock figures count (report.md's "Lock scope" says it):
+# anon_vma's root rwsem, and the COW context's two per-context locks
+{
+	my ($n, $bad) = (0, 0);
+	sub acq { my ($l) = @_; return $l ? $l->{read} + $l->{write} : -1 }
+	for my $w (@{$j->{workloads}}) {
+		my $bf = $w->{backend_figures};
+		$n++;
+		$bad++, diag("$w->{label}: anon_vma's family locks are not its root rwsem's")
+			unless acq($bf->{anon_vma}{locks}{anon_vma_root}) ==
+			       $w->{anon_vma}{family_lock_acquisitions};
+		next unless $have_cow;
+		my $l = $bf->{cow_context}{locks};
+		my $sum = acq($l->{'cow_context.lock'}) + acq($l->{'cow_context.remap_lock'});
+		$bad++, diag("$w->{label}: cow_context's family locks $w->{cow_context}{family_lock_acquisitions}, its two locks $sum")
+			unless $sum == $w->{cow_context}{family_lock_acquisitions} && $sum > 0;
+	}
+	ok($n && !$bad, "family_lock_acquisitions: anon_vma's root rwsem, and cow_context.lock with cow_context.remap_lock, in $n workloads");
+}
+
 # ---- callgrind: instruction counts exist and repeat exactly ----------
 SKIP: {
 	if (system("command -v valgrind >/dev/null 2>&1") != 0) {
@@ -254,6 +274,10 @@ ok($rc == 0, "bench with curves exits 0");
 my $report = do { local $/; open my $f, '<', "$tmp/r2/report.md" or die; <$f> } // '';
 ok($report =~ /^- command: `cowctx bench /m && $report =~ /^- commit: /m &&
    $report =~ /^- machine: /m, "report.md starts with command, commit and machine");
+ok($report =~ /## Lock scope\n\nThe lock figures .* count every lock that more than one process of a fork family takes/ &&
+   $report =~ /\| of which cow_context\.lock \| of which cow_context\.remap_lock \|/ &&
+   $report !~ /takes no family-wide lock/,
+   "report.md says the family lock figures count the COW context's locks, and shows them apart");
 ok($report =~ /## Targets/ && $report =~ /## Where cow_context loses/ &&
    $report =~ /against the real kernel/ && $report =~ /Android/,
    "report.md has targets, losses and both anchors");
