@@ -372,6 +372,7 @@ enum { COL_ANON_VMA, COL_COW_CONTEXT };
 
 struct workload_result {
 	struct workload_inst inst;
+	int reps;				/* replays the figures are over */
 	bool have[NR_COLS];
 	struct metric_set ms[NR_COLS];
 	struct metric_set ratio[NR_COLS];	/* column / column 0 */
@@ -513,17 +514,35 @@ int anchors_measure(const struct bench_opts *o, struct anchor_row **rows,
 		    int *nr, FILE *progress);
 
 /*
- * bench/report.c: is column 1's figure of @m worse than column 0's, as
- * shown? 0 no, 1 yes, 2 a time on too few calls to say.
+ * bench/loss.c: is column 1's figure of @m worse than column 0's, as
+ * shown? LOSS_NONE no; LOSS_REAL yes, beyond the noise (an exact count,
+ * or a time whose quartiles are apart); LOSS_NOISE worse as shown but
+ * within the noise (loss_noise() says why), so no cause is given.
  */
+enum { LOSS_NONE, LOSS_REAL, LOSS_NOISE };
 int bench_loss(const struct workload_result *r, int m);
-/* why it is worse: the mechanism, with this run's figures */
-const char *loss_reason(int m, const struct workload_result *r);
+/* why a worse time is within the noise; NULL if it is not */
+const char *loss_noise(const struct workload_result *r, int m);
+/* Why it is worse: the mechanism, and this run's counters that show it */
+struct loss_cause {
+	const char *brief;	/* the verdict's clause */
+	const char *detail;	/* report.md's */
+	char counters[240];	/* "examined_per_found_full 1.452 against ..." */
+};
+/*
+ * @c filled and true where a cause may be given: a LOSS_REAL whose
+ * cause a counter of this run shows; false otherwise.
+ */
+bool loss_cause(int m, const struct workload_result *r,
+		struct loss_cause *c);
 /* does the COW context examine more VMAs per mapping over a full walk? */
 bool examined_more_in_full_walk(const struct workload_result *r);
 /* a number the backend reports in its own figures; -1 if absent */
 double backend_figure(const struct workload_result *r, int c,
 		      const char *key);
+/* read + write acquisitions of lock @name in its figures; -1 if absent */
+double backend_lock_acquisitions(const struct workload_result *r, int c,
+				 const char *name);
 
 int report_write(const struct bench_opts *o,
 		 const struct workload_result *res, int nr,

@@ -195,174 +195,6 @@ static void targets(FILE *f, const struct bench_opts *o,
 	fputc('\n', f);
 }
 
-bool examined_more_in_full_walk(const struct workload_result *r)
-{
-	return r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL] >
-	       r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL];
-}
-
-/*
- * Why cow_context can cost more on a metric: the mechanism, from the
- * design and from experiments on these workloads (bench/README.md); the
- * figures beside it are this run's.
- */
-static const char *loss_mechanism(int m, const struct workload_result *r)
-{
-	const char *w = r->inst.w->name;
-	int ph = m >= M_PHASE_BASE ? (m - M_PHASE_BASE) / PM_NR : -1;
-	int what = m >= M_PHASE_BASE ? (m - M_PHASE_BASE) % PM_NR : -1;
-
-	if (m == M_FAMILY_LOCK_ACQUISITIONS || m == M_FAMILY_LOCK_OBJECTS ||
-	    m == M_FAMILY_LOCK_MAX_OBJECTS || what == PM_LOCK_ACQ ||
-	    what == PM_LOCK_OBJECTS)
-		return "the COW context's locks are shared by processes of a fork family too and count here as anon_vma's root rwsem does: cow_context.lock (a context's children list, taken by fork and exit) and cow_context.remap_lock (a context's remap tree, taken by its mm's remap-tree changes, moves and exit; a walk reads its seqcount, remap_seq, before and after each mm and takes the lock only to wait for a writer), where anon_vma's walk takes its root rwsem once; each lock's own counts are in results.json's backend_figures";
-	if (what == PM_ALLOCS && ph == PH_MMAP)
-		return "an mmap allocates no rmap object in anon_vma (anonymous state comes with the first fault); the COW context's allocations here are remap-tree nodes. Fields in the new VMA are no allocation: they are counted in bytes (vma_field_bytes) for both backends";
-	if (m == M_EXAMINED_PER_FOUND && !examined_more_in_full_walk(r))
-		return "the order of the candidates: over a full walk the COW context examines no more VMAs than anon_vma (examined_per_found_full), but the reclaim walk stops at the folio's last mapping, and in the COW context's order (parents before children, each list in fork order) more candidates that do not map the folio come before that one than in anon_vma's interval tree";
-	if (m == M_EXAMINED_PER_FOUND || m == M_EXAMINED_PER_FOUND_FULL)
-		return "its candidates are the VMAs whose anonymous state came by fork at the folio's address (or at a moved offset) in every mm below the folio's context, not only the VMAs forked from the folio's own, which anon_vma's tree holds exactly. When an mm exits, its context is spliced out and its folios are re-pointed to its parent's context, and a walk from there visits the exited mm's siblings forked since as well: their VMAs at that address were forked from the parent's, and fit (the reclaim workload with X=0, no exits, examines as many as anon_vma)";
-	if (m == M_WALK_NS || m == M_WALK_MEAN_NS || m == M_FULL_WALK_NS ||
-	    m == M_FULL_WALK_MEAN_NS || ph == PH_WALK || ph == PH_FULL_WALK)
-		return !examined_more_in_full_walk(r) ?
-		       "per candidate the COW context looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel) and pins the context it stands on, where anon_vma's walk steps from one AVC to the next in an interval tree it already holds: it examines no more VMAs here over a full walk (examined_per_found_full), but each costs more" :
-		       "the COW context examines more VMAs here (examined_per_found_full), and per candidate it looks the folio's address up in the mm's VMA tree (a binary search, the maple tree in the kernel), where anon_vma's walk steps from one AVC to the next in an interval tree it already holds";
-	if (ph == PH_MMAP && !strcmp(w, "zygote") &&
-	    inst_param(&r->inst, "F") > 0)
-		return "one timed call (mmap of all VMAs at once): MAP_PRIVATE file VMAs carry an offset other than 0, so the COW context tracks them in the remap tree; on a single sample this is at the edge of this machine's noise";
-	if (ph == PH_MMAP)
-		return "mmap creates no rmap state in either backend (anonymous state comes with the first fault); one timed call, so this is one draw of this machine's noise";
-	if (ph == PH_FAULT)
-		return "a new anonymous folio takes a reference on its context, and exclusive reuse moves it (a put and a get), where an anon_vma folio holds no reference (its anon_vma is pinned by the VMAs); in the kernel these are atomic operations on a shared cache line";
-	if (m == M_FORK_NS || m == M_FORK_INSTRUCTIONS ||
-	    m == M_FORK_RMAP_INSTRUCTIONS || ph == PH_FORK)
-		return "per fork the COW context allocates one context and records the child's moved and MAP_PRIVATE file VMAs in its remap tree; where the parent has few faulted VMAs this fixed cost is larger than anon_vma's per-VMA work";
-	if (m == M_VMA_FIELD_BYTES)
-		return "each backend pays its fields in every vm_area_struct (anon_vma 24 bytes, cow_context 16, see docs/design.md): more here means more VMAs";
-	if (m == M_BYTES || m == M_PEAK_BYTES || m == M_OBJECTS ||
-	    m == M_OBJECT_BYTES || m == M_RMAP_TO_VMA_BYTES || m == M_MID_BYTES ||
-	    m == M_MAIN_OBJECTS)
-		return "the COW context keeps one context per mm plus a remap-array slot for every moved range and every MAP_PRIVATE file VMA, and a context outlives its exited process while a child or a folio still references it";
-	if (m == M_EXIT_NS || ph == PH_EXIT)
-		return "an exiting mm drops its context, which may cascade up through exited ancestors and frees after an RCU grace period";
-	if (m == M_TOTAL_NS || m == M_RMAP_TIME_SHARE)
-		return "the sum of the phases: see the phase whose time is larger";
-	if (ph == PH_MREMAP || ph == PH_MPROTECT || ph == PH_MUNMAP)
-		return "remap-tree upkeep: a moved or split VMA's entry is removed and reinserted under the mm's remap lock, where anon_vma only re-keys its AVCs";
-	return "see the phase breakdown in results.json";
-}
-
-/* A number after "KEY": in a backend's JSON figures; -1 if absent */
-static double json_number(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	if (!json)
-		return -1;
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(json, pat);
-	return p ? strtod(p + strlen(pat), NULL) : -1;
-}
-
-double backend_figure(const struct workload_result *r, int c,
-		      const char *key)
-{
-	return json_number(r->backend_json[c], key);
-}
-
-/*
- * The mechanism, and where the backend's own counters show it, the
- * figures: a walk that steps through more contexts than there are live
- * mms is walking exited processes' contexts.
- */
-const char *loss_reason(int m, const struct workload_result *r)
-{
-	static char buf[1024];
-	const char *why = loss_mechanism(m, r);
-	const char *cj = r->backend_json[COL_COW_CONTEXT];
-	double ctx = json_number(cj, "contexts_visited");
-	double mms = json_number(cj, "mms_visited");
-	int ph = m >= M_PHASE_BASE ? (m - M_PHASE_BASE) / PM_NR : -1;
-	bool walk = m == M_WALK_NS || m == M_WALK_MEAN_NS ||
-		    m == M_FULL_WALK_NS || m == M_FULL_WALK_MEAN_NS ||
-		    ph == PH_WALK || ph == PH_FULL_WALK;
-
-	if (!walk || ctx <= 0 || mms <= 0 || ctx < 1.5 * mms)
-		return why;
-	snprintf(buf, sizeof(buf),
-		 "%s. Here above all: the walks stepped through %.0f contexts to reach %.0f live mms (the backend's contexts_visited, mms_visited). "
-		 "An exited process's context stays while a child or a folio still references it, so a chain whose parents exit leaves every "
-		 "intermediate's context between the root's folios and the live leaf; anon_vma's fork reuses an exited parent's anon_vma "
-		 "(no VMA uses it, one child), so its family stays shallow",
-		 why, ctx, mms);
-	return buf;
-}
-
-/* what counts as a loss: any amount for exact counts, >10% for times */
-static bool is_time(int m)
-{
-	return metric_is_time(m) || m == M_RMAP_TIME_SHARE;
-}
-
-/* how many timings a time figure rests on */
-static double timed_calls(const struct workload_result *r, int m)
-{
-	const struct metric_set *ms = &r->ms[COL_ANON_VMA];
-
-	switch (m) {
-	case M_FORK_NS:
-		return ms->v[M_FORKS];
-	case M_WALK_NS:
-	case M_WALK_MEAN_NS:
-	case M_FULL_WALK_NS:
-	case M_FULL_WALK_MEAN_NS:
-	case M_PHASE(PH_WALK, PM_TIME_NS):
-	case M_PHASE(PH_FULL_WALK, PM_TIME_NS):
-		/* one timed pass is thousands of walks */
-		return ms->v[M_WALKS];
-	case M_EXIT_NS:
-		return ms->v[M_EXITS];
-	case M_TOTAL_NS:
-	case M_RMAP_TIME_SHARE:
-		return INFINITY;
-	default:
-		return ms->v[m - (m - M_PHASE_BASE) % PM_NR + PM_CALLS];
-	}
-}
-
-/*
- * Worse as the two figures shown say: a row is listed only where a
- * reader sees the second column's figure worse than the first's (the
- * ratio on the row is their quotient).
- */
-static bool is_lost(const struct workload_result *r, int m)
-{
-	double c = r->ms[COL_COW_CONTEXT].v[m];
-	double a = r->ms[COL_ANON_VMA].v[m];
-	double q = r->ratio[COL_COW_CONTEXT].v[m];
-
-	if (isnan(c) || isnan(a))
-		return false;
-	if (m == M_RMAP_TIME_SHARE)
-		return c > a + 0.1;
-	if (isnan(q))
-		return a == 0 && c > 0;
-	return is_time(m) ? q > 1.1 : q > 1;
-}
-
-/* a time on fewer samples than this is one draw of the noise */
-#define MIN_TIMED_CALLS 20
-
-int bench_loss(const struct workload_result *r, int m)
-{
-	if (!r->have[COL_COW_CONTEXT] || !r->have[COL_ANON_VMA] ||
-	    r->error[0] || !metric_is_cost(m) || m == M_LEAK_BYTES ||
-	    m == M_WALK_MISSED || !is_lost(r, m))
-		return 0;
-	return is_time(m) && timed_calls(r, m) < MIN_TIMED_CALLS ? 2 : 1;
-}
-
 #define MAX_REASONS 32
 
 /* The reasons cited so far, each printed once below the table */
@@ -398,93 +230,90 @@ static void reasons_print(FILE *f, struct reasons *rs)
 	rs->nr = 0;
 }
 
+/* a row of "Where cow_context loses": figures, ratio, why, counters */
+static void loss_row(FILE *f, const struct workload_result *r, int m,
+		     struct reasons *rs)
+{
+	struct loss_cause c;
+	bool why = loss_cause(m, r, &c);
+
+	fprintf(f, "| %s | %s | ", r->inst.label, metric_name(m));
+	fnum_spread(f, &r->ms[COL_ANON_VMA], m);
+	fputs(" | ", f);
+	fnum_spread(f, &r->ms[COL_COW_CONTEXT], m);
+	fputs(" | ", f);
+	fnum(f, r->ratio[COL_COW_CONTEXT].v[m]);
+	if (why)
+		fprintf(f, " | %d | %s |\n", reason_cite(rs, c.detail),
+			c.counters);
+	else
+		fputs(" | - | |\n", f);
+}
+
+/*
+ * Every loss beyond the noise, with its cause where a counter shows
+ * one (bench/loss.c); then the differences within the noise, figures
+ * only.
+ */
 static void losses(FILE *f, const struct workload_result *res, int nr)
 {
 	struct reasons rs = { .nr = 0 };
-	int i, m, n = 0, noisy = 0;
+	struct loss_cause c;
+	int i, m, n = 0, noisy = 0, bare = 0;
 
 	fprintf(f, "## Where cow_context loses\n\n");
-	fprintf(f, "Every metric of every workload where cow_context's figure is worse than anon_vma's: any amount for exact counts, "
-		"more than 10%% for times. Times resting on fewer than %d timed calls are listed apart, below the table.\n\n",
-		MIN_TIMED_CALLS);
+	fprintf(f, "Every metric of every workload where cow_context's figure is worse than anon_vma's beyond the noise: an exact "
+		"count by any amount; a time by more than 10%%, with the quartiles apart (cow_context's first above anon_vma's third), "
+		"on at least 20 timed calls and, for a total or a mean, 3 replays. A cause is given only where a counter of this run "
+		"shows it, and is quoted with those counters (over the whole workload, or its phase); `-`: no counter shows one. Worse times within the noise follow the "
+		"table, without a cause.\n\n");
 	for (i = 0; i < nr; i++) {
-		const struct workload_result *r = &res[i];
-
-		if (!r->have[COL_COW_CONTEXT] || !r->have[COL_ANON_VMA])
-			continue;
 		for (m = 0; m < NR_METRICS; m++) {
-			double c = r->ms[COL_COW_CONTEXT].v[m];
-			double a = r->ms[COL_ANON_VMA].v[m];
-			bool lost;
+			int l = bench_loss(&res[i], m);
 
-			if (!metric_is_cost(m) || m == M_LEAK_BYTES ||
-			    m == M_WALK_MISSED || isnan(c) || isnan(a))
+			noisy += l == LOSS_NOISE;
+			if (l != LOSS_REAL)
 				continue;
-			lost = is_lost(r, m);
-			if (!lost)
-				continue;
-			if (is_time(m) && timed_calls(r, m) < MIN_TIMED_CALLS) {
-				noisy++;
-				continue;
-			}
 			if (!n++)
-				fprintf(f, "| workload | metric | anon_vma | cow_context | ratio | why (below) |\n|---|---|---:|---:|---:|---:|\n");
-			fprintf(f, "| %s | %s | ", r->inst.label,
-				metric_name(m));
-			fnum_spread(f, &r->ms[COL_ANON_VMA], m);
-			fputs(" | ", f);
-			fnum_spread(f, &r->ms[COL_COW_CONTEXT], m);
-			fputs(" | ", f);
-			fnum(f, r->ratio[COL_COW_CONTEXT].v[m]);
-			fprintf(f, " | %d |\n", reason_cite(&rs, loss_reason(m, r)));
+				fprintf(f, "| workload | metric | anon_vma | cow_context | ratio | why (below) | the counters that show it |\n|---|---|---:|---:|---:|---:|---|\n");
+			bare += !loss_cause(m, &res[i], &c);
+			loss_row(f, &res[i], m, &rs);
 		}
 	}
-	if (n) {
+	if (rs.nr) {
 		fprintf(f, "\nWhy:\n\n");
 		reasons_print(f, &rs);
 	}
+	if (bare)
+		fprintf(f, "\n%d of the rows have no cause: no counter of this run shows one.\n", bare);
 	if (!n)
 		fprintf(f, "%s\n", res && nr && res[0].have[COL_COW_CONTEXT] ?
-			"On no metric of any workload." :
+			"On no metric of any workload, beyond the noise." :
 			"Not measurable: no cow_context backend in this build.");
-	if (noisy) {
-		fprintf(f, "\nTimes on fewer than %d calls where cow_context is more than 10%% slower (one sample of a noisy machine each; "
-			"the exact counts of the same phases are in the table above or equal):\n\n", MIN_TIMED_CALLS);
-		for (i = 0; i < nr; i++) {
-			const struct workload_result *r = &res[i];
-
-			if (!r->have[COL_COW_CONTEXT])
+	if (noisy)
+		fprintf(f, "\nWithin the noise (more than 10%% worse as shown, no cause given):\n\n");
+	for (i = 0; noisy && i < nr; i++) {
+		for (m = 0; m < NR_METRICS; m++) {
+			if (bench_loss(&res[i], m) != LOSS_NOISE)
 				continue;
-			for (m = 0; m < NR_METRICS; m++) {
-				double c = r->ms[COL_COW_CONTEXT].v[m];
-				double a = r->ms[COL_ANON_VMA].v[m];
-
-				if (!is_time(m) || m == M_RMAP_TIME_SHARE ||
-				    isnan(c) || isnan(a) || !is_lost(r, m) ||
-				    timed_calls(r, m) >= MIN_TIMED_CALLS)
-					continue;
-				fprintf(f, "- %s, %s: %.0f against %.0f ns (%s)\n",
-					r->inst.label, metric_name(m), c, a,
-					loss_reason(m, r));
-			}
+			fprintf(f, "- %s, %s: ", res[i].inst.label,
+				metric_name(m));
+			fnum_spread(f, &res[i].ms[COL_COW_CONTEXT], m);
+			fputs(" against ", f);
+			fnum_spread(f, &res[i].ms[COL_ANON_VMA], m);
+			fprintf(f, ", %s\n", loss_noise(&res[i], m));
 		}
 	}
 	fputc('\n', f);
 }
 
-/* read + write acquisitions of lock @name in a backend's figures; -1 */
-static double lock_acquisitions(const char *json, const char *name)
+/* one lock's acquisitions, from the COW context's own figures */
+static void lock_cell(FILE *f, const struct workload_result *r,
+		      const char *name)
 {
-	char pat[64];
-	const char *p;
+	double n = backend_lock_acquisitions(r, COL_COW_CONTEXT, name);
 
-	if (!json)
-		return -1;
-	snprintf(pat, sizeof(pat), "\"%s\":", name);
-	p = strstr(json, pat);
-	if (!p)
-		return -1;
-	return json_number(p, "read") + json_number(p, "write");
+	fnum(f, n < 0 ? NAN : n);
 }
 
 /*
@@ -514,8 +343,6 @@ static void locks_section(FILE *f, const struct workload_result *res, int nr)
 		"family_lock_objects | family_lock_max_objects |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (i = 0; i < nr; i++) {
 		const struct workload_result *r = &res[i];
-		const char *cj = r->backend_json[COL_COW_CONTEXT];
-
 		if (r->error[0])
 			continue;
 		fprintf(f, "| %s", r->inst.label);
@@ -524,9 +351,9 @@ static void locks_section(FILE *f, const struct workload_result *res, int nr)
 			fnum(f, r->ms[c].v[M_FAMILY_LOCK_ACQUISITIONS]);
 			if (c == COL_COW_CONTEXT) {
 				fputs(" | ", f);
-				fnum(f, cj ? lock_acquisitions(cj, "cow_context.lock") : NAN);
+				lock_cell(f, r, "cow_context.lock");
 				fputs(" | ", f);
-				fnum(f, cj ? lock_acquisitions(cj, "cow_context.remap_lock") : NAN);
+				lock_cell(f, r, "cow_context.remap_lock");
 			}
 			fputs(" | ", f);
 			fnum(f, r->ms[c].v[M_FAMILY_LOCK_OBJECTS]);

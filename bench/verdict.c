@@ -65,107 +65,6 @@ struct worst {
 	int m;
 };
 
-/* The one-line why: the mechanism the figures of the worst case show */
-static void short_reason(char *buf, size_t len, enum loss_kind k,
-			 const struct workload_result *r, int m)
-{
-	double ctx = backend_figure(r, COL_COW_CONTEXT, "contexts_visited");
-	double mms = backend_figure(r, COL_COW_CONTEXT, "mms_visited");
-	double ea = r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL];
-	double ec = r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL];
-	const char *why;
-	size_t n;
-
-	switch (k) {
-	case LOSS_WALK_TIME:
-		if (ctx > 0 && mms > 0 && ctx >= 1.5 * mms)
-			snprintf(buf, len, "exited processes' contexts stay on the walk's path (the walks visited %.0f contexts for %.0f mms)",
-				 ctx, mms);
-		else if (examined_more_in_full_walk(r))
-			snprintf(buf, len, "it examines more VMAs per mapping found in a full walk (%.3g against %.3g)",
-				 ec, ea);
-		else
-			snprintf(buf, len, "as many VMAs examined, but each costs a VMA-tree lookup and a context pin where anon_vma steps along an interval tree");
-		return;
-	case LOSS_EXAMINED:
-		if (m == M_EXAMINED_PER_FOUND && !examined_more_in_full_walk(r))
-			snprintf(buf, len, "over a full walk it examines no more (%.3g against %.3g), but its fork order meets more non-mapping candidates before the reclaim walk's last mapping",
-				 ec, ea);
-		else
-			snprintf(buf, len, "its candidates are the forked VMAs at the address in every mm below the folio's context, and an exited mm's folios go to its parent's, whose other children are then visited too");
-		return;
-	default:
-		break;
-	}
-	/* the mechanism's first clause; report.md has the whole of it */
-	why = loss_reason(m, r);
-	n = strcspn(why, ";:");
-	if (n > 110) {
-		/* whole words, and say that there is more */
-		for (n = 110; n && why[n] != ' '; n--)
-			;
-		snprintf(buf, len, "%.*s...", (int)n, why);
-		return;
-	}
-	snprintf(buf, len, "%.*s", (int)n, why);
-}
-
-static void losses(FILE *f, const struct workload_result *res, int nr)
-{
-	struct worst w[NR_LOSS_KINDS] = { 0 };
-	int i, m, k, lines = 0, more = 0;
-
-	for (i = 0; i < nr; i++) {
-		bool counted[NR_LOSS_KINDS] = { false };
-
-		for (m = 0; m < NR_METRICS; m++) {
-			double q;
-
-			if (bench_loss(&res[i], m) != 1)
-				continue;
-			k = kind_of(m);
-			q = res[i].ratio[COL_COW_CONTEXT].v[m];
-			if (isnan(q))
-				q = INFINITY;
-			if (!counted[k]) {
-				counted[k] = true;
-				w[k].count++;
-			}
-			if (!w[k].r || q > w[k].ratio) {
-				w[k].ratio = q;
-				w[k].r = &res[i];
-				w[k].m = m;
-			}
-		}
-	}
-	for (k = 0; k < NR_LOSS_KINDS; k++) {
-		char why[200];
-		const struct workload_result *r = w[k].r;
-
-		if (!r)
-			continue;
-		if (lines++ >= MAX_LOSS_LINES) {
-			fprintf(f, "%s%s", more++ ? ", " : "loses also on ",
-				loss_kind_name[k]);
-			continue;
-		}
-		short_reason(why, sizeof(why), k, r, w[k].m);
-		fprintf(f, "loses on %s (%d of %d workloads); worst %s %s: ",
-			loss_kind_name[k], w[k].count, nr, r->inst.label,
-			metric_name(w[k].m));
-		print_number(f, r->ms[COL_COW_CONTEXT].v[w[k].m]);
-		fputs(" against ", f);
-		print_number(f, r->ms[COL_ANON_VMA].v[w[k].m]);
-		if (isfinite(w[k].ratio))
-			fprintf(f, " (%.3gx)", w[k].ratio);
-		fprintf(f, ", %s\n", why);
-	}
-	if (more)
-		fprintf(f, " (report.md)\n");
-	if (!lines)
-		fprintf(f, "loses on no figure of any workload\n");
-}
-
 /* "fork_ns 52327 [51044..53683]": a figure with its spread, if any */
 static void value(FILE *f, const struct metric_set *ms, int m)
 {
@@ -214,6 +113,74 @@ static void headline(FILE *f, const struct workload_result *res, int nr)
 			bytes_parts(f, a, false);
 	}
 	fputc('\n', f);
+}
+
+/*
+ * One line per kind of loss beyond the noise, with its worst case and
+ * its cause where a counter shows one (bench/loss.c); then how many
+ * worse figures are within the noise, which get no cause.
+ */
+static void losses(FILE *f, const struct workload_result *res, int nr)
+{
+	struct worst w[NR_LOSS_KINDS] = { 0 };
+	int i, m, k, lines = 0, more = 0, noisy = 0;
+
+	for (i = 0; i < nr; i++) {
+		bool counted[NR_LOSS_KINDS] = { false };
+
+		for (m = 0; m < NR_METRICS; m++) {
+			int l = bench_loss(&res[i], m);
+			double q;
+
+			noisy += l == LOSS_NOISE;
+			if (l != LOSS_REAL)
+				continue;
+			k = kind_of(m);
+			q = res[i].ratio[COL_COW_CONTEXT].v[m];
+			if (isnan(q))
+				q = INFINITY;
+			if (!counted[k]) {
+				counted[k] = true;
+				w[k].count++;
+			}
+			if (!w[k].r || q > w[k].ratio) {
+				w[k].ratio = q;
+				w[k].r = &res[i];
+				w[k].m = m;
+			}
+		}
+	}
+	for (k = 0; k < NR_LOSS_KINDS; k++) {
+		const struct workload_result *r = w[k].r;
+		struct loss_cause c;
+
+		if (!r)
+			continue;
+		if (lines++ >= MAX_LOSS_LINES) {
+			fprintf(f, "%s%s", more++ ? ", " : "loses also on ",
+				loss_kind_name[k]);
+			continue;
+		}
+		fprintf(f, "loses on %s (%d of %d workloads); worst %s %s: ",
+			loss_kind_name[k], w[k].count, nr, r->inst.label,
+			metric_name(w[k].m));
+		value(f, &r->ms[COL_COW_CONTEXT], w[k].m);
+		fputs(" against ", f);
+		value(f, &r->ms[COL_ANON_VMA], w[k].m);
+		if (isfinite(w[k].ratio))
+			fprintf(f, " (%.3gx)", w[k].ratio);
+		if (loss_cause(w[k].m, r, &c))
+			fprintf(f, ", %s (%s)\n", c.brief, c.counters);
+		else
+			fprintf(f, ", no counter shows a cause\n");
+	}
+	if (more)
+		fprintf(f, " (report.md)\n");
+	if (!lines)
+		fprintf(f, "loses on no figure of any workload beyond the noise\n");
+	if (noisy)
+		fprintf(f, "within the noise: %d more figures worse by over 10%% as shown, quartiles overlapping or too few samples; no cause given (report.md)\n",
+			noisy);
 }
 
 /* Any other columns: one line per workload, each column's key figures */
