@@ -67,17 +67,20 @@ echo "not a scenario" > "$tmp/rec/notes.txt"
 ok $? "bench --real runs" || diag_file "$tmp/err"
 row=$(grep '^| fork |' "$tmp/table")
 diag "$row"
-# | fork | statements | processes | VMAs | av bytes | share | ...
+# | fork | statements | processes | VMAs | anon_vma bytes | cow bytes | ...
 field() { echo "$row" | awk -F' *\\| *' -v n="$1" '{ print $(n + 1) }'; }
 [ "$(field 2)" = 11 ] && [ "$(field 3)" = 2 ] && [ "$(field 4)" = 6 ]
 ok $? "statements, processes and the busiest moment's VMAs"
-# at the fork: 2 anon_vmas (104 B) and 3 chains (64 B)
-[ "$(field 5)" = $((2 * 104 + 3 * 64)) ]
-ok $? "anon_vma + anon_vma_chain bytes at that moment"
-[ "$(field 9)" = "1 / 1" ]
+# at the fork: 2 anon_vmas (104 B) and 3 chains (64 B), 24 B of fields
+# in each of the 6 VMAs; 2 contexts (128 B) and 16 B a VMA
+[ "$(field 5)" = "$((2 * 104 + 3 * 64 + 6 * 24)) ($((2 * 104 + 3 * 64)) + $((6 * 24)))" ]
+ok $? "anon_vma's rmap bytes at that moment: the total, objects + per-VMA fields"
+[ "$(field 6)" = "$((2 * 128 + 6 * 16)) ($((2 * 128)) + $((6 * 16)))" ]
+ok $? "the COW context's, counted the same way"
+[ "$(field 8)" = "1 / 1" ]
 ok $? "the walk finds each mapping at the first VMA it examines"
 # fork: anon_vma_fork()'s anon_vma and two chains; one COW context
-[ "$(field 10)" = "3 / 1" ]
+[ "$(field 9)" = "3 / 1" ]
 ok $? "rmap allocations per fork, on each backend"
 echo "$row" | grep -q '1 of 2 points equal; worst: line 11, 2 objects; end: model 0/0, kernel 1/1'
 ok $? "the fidelity column: the differing point, the worst, the end"
@@ -130,7 +133,8 @@ ok $? "and does not refuse its exec, brk or mapping flags" ||
 row=$(grep '^| rec |' "$tmp/onetable")
 diag "$row"
 [ "$(field 2)" = 14 ] && [ "$(field 3)" = 2 ] && [ "$(field 4)" = 8 ] &&
-	[ "$(field 5)" = $((2 * 104 + 3 * 64)) ] && [ "$(field 10)" = "3 / 1" ]
+	[ "$(field 5)" = "$((2 * 104 + 3 * 64 + 8 * 24)) ($((2 * 104 + 3 * 64)) + $((8 * 24)))" ] &&
+	[ "$(field 9)" = "3 / 1" ]
 ok $? "its row: statements, processes, VMAs, bytes, allocations per fork"
 echo "$row" | grep -q '| 2 of 2 points equal; end: model 0/0, kernel 0/0 |$'
 ok $? "its fidelity: both kernel counts met"
