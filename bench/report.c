@@ -15,22 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cowctx/version.h>
+
 #include "bench/bench.h"
 #include "bench/real_programs.h"
-
-/* The first line a shell command prints, or "" */
-static void first_line(const char *cmd, char *buf, size_t len)
-{
-	FILE *p = popen(cmd, "r");
-
-	buf[0] = '\0';
-	if (!p)
-		return;
-	if (!fgets(buf, (int)len, p))
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	pclose(p);
-}
 
 static void cpu_model(char *buf, size_t len)
 {
@@ -56,21 +44,19 @@ static void cpu_model(char *buf, size_t len)
 static void header(FILE *f, const struct bench_opts *o)
 {
 	struct utsname u;
-	char commit[128], dirty[8], cpu[128];
+	char cpu[128];
 	time_t now = time(NULL);
 	int i;
 
-	first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof(commit));
-	first_line("git status --porcelain --untracked-files=no 2>/dev/null | head -1",
-		   dirty, sizeof(dirty));
 	cpu_model(cpu, sizeof(cpu));
 	fprintf(f, "# cowctx bench: anon_vma against the COW context\n\n");
 	fprintf(f, "- command: `cowctx");
 	for (i = 0; i < o->argc; i++)
 		fprintf(f, " %s", o->argv[i]);
 	fprintf(f, "`\n");
-	fprintf(f, "- commit: %s%s\n", commit[0] ? commit : "unknown (no git)",
-		dirty[0] ? " with uncommitted changes" : "");
+	/* the binary's build, whatever directory it runs in */
+	fprintf(f, "- build: cowctx %s (`cowctx --version`: the tree it was built from; -dirty: with uncommitted changes)\n",
+		cowctx_version);
 	if (!uname(&u))
 		fprintf(f, "- machine: %s %s %s %s, %ld CPUs, %s\n", u.sysname,
 			u.nodename, u.release, u.machine,

@@ -272,8 +272,11 @@ ok($scn_ok, "every workload's program passes cowctx run (all backends against th
 ($rc) = run_json("--tiny --json --no-callgrind --out $tmp/r2 zygote");
 ok($rc == 0, "bench with curves exits 0");
 my $report = do { local $/; open my $f, '<', "$tmp/r2/report.md" or die; <$f> } // '';
-ok($report =~ /^- command: `cowctx bench /m && $report =~ /^- commit: /m &&
-   $report =~ /^- machine: /m, "report.md starts with command, commit and machine");
+my $version = `$cowctx --version`;
+chomp $version;
+ok($report =~ /^- command: `cowctx bench /m && $report =~ /^- machine: /m &&
+   $version =~ /^cowctx \S/ && $report =~ /^- build: \Q$version\E \(/m,
+   "report.md starts with command, the binary's build ($version) and machine");
 ok($report =~ /## Lock scope\n\nThe lock figures .* count every lock that more than one process of a fork family takes/ &&
    $report =~ /\| of which cow_context\.lock \| of which cow_context\.remap_lock \|/ &&
    $report !~ /takes no family-wide lock/,
