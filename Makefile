@@ -69,7 +69,7 @@ BENCH_SRCS := bench/prog.c bench/workloads.c bench/exec.c bench/metrics.c \
 	      bench/report.c bench/bench_cmd.c bench/user_scn.c \
 	      bench/workloads_real.c bench/targets.c bench/verdict.c \
 	      bench/remap_curve.c bench/real_programs.c bench/headline.c \
-	      bench/loss.c
+	      bench/loss.c bench/busiest.c
 TOOL_SRCS := tools/cowctx.c
 
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(MM_SRCS) $(RMAP_SRCS) \

@@ -101,7 +101,24 @@ struct workload_inst {
 	long v[BENCH_MAX_PARAMS];
 	char label[96];		/* "zygote V=1000 N=100 ..." */
 	const char *path;	/* a user's scenario (w is bench_scenario) */
+	/* a scenario is measured after its busiest statement (busiest.c) */
+	int snap_after;		/* its index */
+	int snap_line;		/* its line */
+	const char *snap_backend;	/* whose rmap bytes decided it */
 };
+
+/*
+ * bench/busiest.c: the statement after which the most rmap bytes are
+ * live (the most VMAs among equals, the last of equal points); fed
+ * after each statement @k with the model it ran on.
+ */
+struct busiest {
+	long bytes;
+	unsigned long vmas;
+	int after;		/* -1: none yet */
+};
+void busiest_init(struct busiest *b);
+void busiest_note(struct busiest *b, const struct model *m, int k);
 
 extern const struct workload *const bench_workloads[];
 const struct workload *workload_find(const char *name);
@@ -113,13 +130,15 @@ extern const struct workload bench_scenario;
 /* @inst's program into @p: its generator, or its scenario file */
 int workload_build(const struct workload_inst *inst, struct bench_prog *p);
 /*
- * @path as a workload instance, after running it once on @baseline:
- * 0; 1 if it is a recording (exec, brk, mapping flags), which only the
- * real programs table replays, @inst untouched; or -errno with
- * FILE:LINE: what is wrong on stderr.
+ * @path as a workload instance, after running it once on @baseline,
+ * which finds its busiest statement: 0; 1 if it is a recording (exec,
+ * brk, mapping flags), which only the real programs table replays,
+ * @inst untouched; or -errno with FILE:LINE: what is wrong on stderr.
  */
 int scenario_inst(const char *path, const struct rmap_ops *baseline,
 		  struct workload_inst *inst);
+/* "FILE: measured after line N, its busiest point (...)", a line */
+void scenario_snapshot_note(FILE *f, const struct workload_inst *inst);
 
 enum bench_size { SIZE_TINY, SIZE_QUICK, SIZE_FULL };
 
@@ -467,6 +486,8 @@ void print_json(FILE *f, const struct bench_opts *o,
 void print_table(FILE *f, const struct bench_opts *o,
 		 const struct workload_result *res, int nr, bool all_metrics);
 void print_number(FILE *f, double v);
+/* {METRIC: VALUE, ...}: every metric of @ms */
+void print_metrics_json(FILE *f, const struct metric_set *ms);
 /*
  * bench/headline.c: the figures the verdict and report.md put first,
  * each named by its metric; @verdict: on the verdict's line too.

@@ -433,6 +433,8 @@ int cmd_bench(int argc, char **argv)
 		failed = true;
 	for (i = 0; o.full && !o.json && i < nr_notes; i++)
 		printf("note: %s\n", notes[i]);
+	for (i = 0; o.full && !o.json && i < nr; i++)
+		scenario_snapshot_note(stdout, &res[i].inst);
 	if (o.full && !o.json)
 		printf("report: %s/report.md\n", o.out_dir);
 	if (!o.full && !o.json && nr)

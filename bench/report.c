@@ -697,6 +697,12 @@ static void params_section(FILE *f, const struct workload_result *res, int nr,
 				w->params[k].help);
 		fputc('\n', f);
 	}
+	for (i = 0; i < nr; i++) {
+		if (!res[i].inst.path)
+			continue;
+		fputs("- ", f);
+		scenario_snapshot_note(f, &res[i].inst);
+	}
 	fputc('\n', f);
 }
 

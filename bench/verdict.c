@@ -235,6 +235,8 @@ void print_verdict(FILE *f, const struct bench_opts *o,
 	} else if (o->nr_cols > 1) {
 		columns_summary(f, o, res, nr);
 	}
+	for (i = 0; i < nr; i++)
+		scenario_snapshot_note(f, &res[i].inst);
 	for (i = 0; i < o->nr_cols; i++)
 		fprintf(f, "%s%s", i ? " against " : "", col_name(o, i));
 	fprintf(f, ", %d workloads x %d replays (medians, [Q1..Q3] quartiles); report %s/report.md, whole table --full\n",

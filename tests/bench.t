@@ -422,6 +422,25 @@ my $err = `$cowctx bench --tiny --no-callgrind --no-curves --out $tmp/r6 $tmp/ba
 ok($? >> 8 == 2 && $err =~ /^\Q$tmp\E\/bad\.scn:4: /m,
    "a statement the kernel refuses: FILE:LINE on stderr, status 2") or diag($err);
 
+# a scenario that ends with its exits is measured at its busiest point
+open $scn, '>', "$tmp/ends.scn" or die;
+print $scn "proc p\np mmap 0x100000000000 0x4000 rw\np touch 0x100000000000 0x4000 write\n",
+	   "p fork c\nc touch 0x100000000000 0x1000 write\ncheck\nc exit\np exit\n";
+close $scn;
+($rc, $j) = run_json("--tiny --no-callgrind --json --out $tmp/r8 $tmp/ends.scn");
+$w = $j ? $j->{workloads}[0] : undef;
+# after the check (line 6), the last with the fork's objects live: 2
+# anon_vmas and 3 chains, 2 VMAs at 24 B; 2 contexts, 2 VMAs at 16 B
+ok($rc == 0 && $w && $w->{snapshot_line} == 6 &&
+   $w->{anon_vma}{bytes} == 2 * 104 + 3 * 64 + 2 * 24 &&
+   $w->{cow_context}{bytes} == 2 * 128 + 2 * 16 && $w->{anon_vma}{mms} == 2,
+   "a scenario ending with exits: measured after line 6, its busiest point, not at its empty end");
+$verdict = `$cowctx bench --tiny --no-callgrind --out $tmp/r8 $tmp/ends.scn 2>/dev/null`;
+my $r8 = do { local $/; open my $f, '<', "$tmp/r8/report.md" or die; <$f> } // '';
+ok($verdict =~ /^\Q$tmp\E\/ends\.scn: measured after line 6, its busiest point/m &&
+   $r8 =~ /^- \Q$tmp\E\/ends\.scn: measured after line 6, its busiest point/m,
+   "the verdict and report.md say where it was measured");
+
 # ---- bad input --------------------------------------------------------
 system("$cowctx bench --tiny nosuchworkload >/dev/null 2>&1");
 ok($? >> 8 == 2, "an unknown workload is refused with status 2");
