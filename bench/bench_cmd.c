@@ -21,6 +21,7 @@ static void usage(FILE *f)
 		"                    [--no-callgrind] [--no-curves] [--rmap LIST] [--cow BACKEND]\n"
 		"                    [--scenario] [--verbose] [--real DIR]\n"
 		"                    [WORKLOAD[:PARAM=VALUE,...]|FILE.scn...]\n"
+		"       cowctx bench --targets\n"
 		"\n"
 		"Runs each workload on every backend of LIST (default anon_vma,cow_context)\n"
 		"side by side, and the scan oracle beside them for the model's own share\n"
@@ -55,6 +56,8 @@ static void usage(FILE *f)
 		"                  that table (stdout and report.md)\n"
 		"  --scenario      print each WORKLOAD's program as a scenario (for\n"
 		"                  `cowctx run`, which checks it with the oracle)\n"
+		"  --targets       print the targets the verdict checks (bench/targets.c)\n"
+		"                  as a markdown table, and nothing else\n"
 		"\n"
 		"Workloads and their parameters:\n");
 	workload_usage(f);
@@ -98,10 +101,31 @@ static int write_scenarios(const struct workload_inst *list, int nr)
 	return ret ? 2 : 0;
 }
 
+/*
+ * --targets: the table the documents copy (bench/README.md; tests/docs.t
+ * holds the copy to this), so a target's name and threshold are said in
+ * one place, bench/targets.c.
+ */
+static int print_targets(const struct bench_opts *o)
+{
+	struct target_check t[16];
+	int i, n = targets_check(o, NULL, 0, t, 16);
+
+	if (!n) {
+		fprintf(stderr, "cowctx bench: --targets: the targets compare anon_vma with a COW context\n");
+		return 2;
+	}
+	printf("| target | set in |\n|---|---|\n");
+	for (i = 0; i < n; i++)
+		printf("| %s | %s |\n", t[i].what, t[i].source);
+	return 0;
+}
+
 /* What the command line asked for besides struct bench_opts */
 struct bench_args {
 	bool all;
 	bool scenario;
+	bool targets;
 	const char *cg_child;
 	const char *rmap;	/* --rmap LIST */
 	const char *cow;	/* --cow BACKEND */
@@ -119,6 +143,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 		{ "no-callgrind", no_argument, NULL, 'C' },
 		{ "no-curves", no_argument, NULL, 'K' },
 		{ "scenario", no_argument, NULL, 's' },
+		{ "targets", no_argument, NULL, 'T' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "cow", required_argument, NULL, 'w' },
 		{ "rmap", required_argument, NULL, 'R' },
@@ -168,6 +193,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o,
 			break;
 		case 's':
 			a->scenario = true;
+			break;
+		case 'T':
+			a->targets = true;
 			break;
 		case 'r': {
 			char *end;
@@ -339,6 +367,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (set_columns(&o, &a))
 		return 2;
+	if (a.targets)
+		return print_targets(&o);
 	/* --real alone: the recordings, not the default workloads */
 	ret = o.real_dir && optind == argc ? 0 :
 	      collect_workloads(argc, argv, &o, &list, &nr);

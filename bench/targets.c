@@ -78,7 +78,9 @@ enum target_kind {
 /*
  * The targets, as their issues set them. A name is made from its
  * entry (scope, what, metrics, limit), so the name printed is the
- * threshold checked, and names the metrics (bench/metrics.c) judged.
+ * threshold checked, and names the metrics (bench/metrics.c) judged;
+ * `cowctx bench --targets` prints this table, and tests/docs.t holds
+ * bench/README.md's copy to it.
  */
 struct target {
 	const char *scope;
