@@ -132,7 +132,7 @@ int workload_build(const struct workload_inst *inst, struct bench_prog *p);
 /*
  * @path as a workload instance, after running it once on @baseline,
  * which finds its busiest statement: 0; 1 if it is a recording (exec,
- * brk, mapping flags), which only the real programs table replays,
+ * brk, mapping flags, mseal), which only the real programs table replays,
  * @inst untouched; or -errno with FILE:LINE: what is wrong on stderr.
  */
 int scenario_inst(const char *path, const struct rmap_ops *baseline,
