@@ -44,7 +44,8 @@ export TSAN_OPTIONS := suppressions=$(CURDIR)/tools/tsan.supp \
 endif
 
 # One line per component; add your files to your component's line.
-LIB_SRCS := lib/account.c lib/bug.c lib/lock.c lib/json.c lib/interval_tree.c
+LIB_SRCS := lib/account.c lib/bug.c lib/lock.c lib/json.c lib/interval_tree.c \
+	    lib/version.c
 MM_SRCS := mm/vma_tree.c mm/pgtable.c mm/folio.c mm/filemap.c mm/vma.c \
 	   mm/mmap.c mm/mprotect.c mm/mremap.c mm/madvise.c mm/memory.c \
 	   mm/fork.c mm/model.c mm/debug.c mm/mmap_lock.c \
@@ -67,7 +68,8 @@ BENCH_SRCS := bench/prog.c bench/workloads.c bench/exec.c bench/metrics.c \
 	      bench/run.c bench/callgrind.c bench/curves.c bench/output.c \
 	      bench/report.c bench/bench_cmd.c bench/user_scn.c \
 	      bench/workloads_real.c bench/targets.c bench/verdict.c \
-	      bench/remap_curve.c bench/real_programs.c
+	      bench/remap_curve.c bench/real_programs.c bench/headline.c \
+	      bench/loss.c bench/busiest.c
 TOOL_SRCS := tools/cowctx.c
 
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(MM_SRCS) $(RMAP_SRCS) \
@@ -89,9 +91,9 @@ $(BUILD)/libcowctx.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-# cowctx --version: VERSION and, in a git checkout, git describe. The
-# header is rewritten only when that changes, so a commit rebuilds one
-# object.
+# cowctx --version and report.md: VERSION and, in a git checkout, git
+# describe. The header is rewritten only when that changes, so a commit
+# rebuilds one object (lib/version.c).
 GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null)
 VERSION_STRING := $(VERSION)$(if $(GIT_DESCRIBE), (git $(GIT_DESCRIBE)))
 
@@ -100,8 +102,8 @@ $(BUILD)/gen/version.h: FORCE
 	@echo '#define COWCTX_VERSION "$(VERSION_STRING)"' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tools/cowctx.o: $(BUILD)/gen/version.h
-$(BUILD)/tools/cowctx.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/lib/version.o: $(BUILD)/gen/version.h
+$(BUILD)/lib/version.o: CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/cowctx: $(TOOL_OBJS) $(BUILD)/libcowctx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

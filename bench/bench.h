@@ -101,7 +101,24 @@ struct workload_inst {
 	long v[BENCH_MAX_PARAMS];
 	char label[96];		/* "zygote V=1000 N=100 ..." */
 	const char *path;	/* a user's scenario (w is bench_scenario) */
+	/* a scenario is measured after its busiest statement (busiest.c) */
+	int snap_after;		/* its index */
+	int snap_line;		/* its line */
+	const char *snap_backend;	/* whose rmap bytes decided it */
 };
+
+/*
+ * bench/busiest.c: the statement after which the most rmap bytes are
+ * live (the most VMAs among equals, the last of equal points); fed
+ * after each statement @k with the model it ran on.
+ */
+struct busiest {
+	long bytes;
+	unsigned long vmas;
+	int after;		/* -1: none yet */
+};
+void busiest_init(struct busiest *b);
+void busiest_note(struct busiest *b, const struct model *m, int k);
 
 extern const struct workload *const bench_workloads[];
 const struct workload *workload_find(const char *name);
@@ -113,13 +130,15 @@ extern const struct workload bench_scenario;
 /* @inst's program into @p: its generator, or its scenario file */
 int workload_build(const struct workload_inst *inst, struct bench_prog *p);
 /*
- * @path as a workload instance, after running it once on @baseline:
- * 0; 1 if it is a recording (exec, brk, mapping flags), which only the
- * real programs table replays, @inst untouched; or -errno with
- * FILE:LINE: what is wrong on stderr.
+ * @path as a workload instance, after running it once on @baseline,
+ * which finds its busiest statement: 0; 1 if it is a recording (exec,
+ * brk, mapping flags, mseal), which only the real programs table replays,
+ * @inst untouched; or -errno with FILE:LINE: what is wrong on stderr.
  */
 int scenario_inst(const char *path, const struct rmap_ops *baseline,
 		  struct workload_inst *inst);
+/* "FILE: measured after line N, its busiest point (...)", a line */
+void scenario_snapshot_note(FILE *f, const struct workload_inst *inst);
 
 enum bench_size { SIZE_TINY, SIZE_QUICK, SIZE_FULL };
 
@@ -372,6 +391,7 @@ enum { COL_ANON_VMA, COL_COW_CONTEXT };
 
 struct workload_result {
 	struct workload_inst inst;
+	int reps;				/* replays the figures are over */
 	bool have[NR_COLS];
 	struct metric_set ms[NR_COLS];
 	struct metric_set ratio[NR_COLS];	/* column / column 0 */
@@ -466,19 +486,36 @@ void print_json(FILE *f, const struct bench_opts *o,
 void print_table(FILE *f, const struct bench_opts *o,
 		 const struct workload_result *res, int nr, bool all_metrics);
 void print_number(FILE *f, double v);
+/* {METRIC: VALUE, ...}: every metric of @ms */
+void print_metrics_json(FILE *f, const struct metric_set *ms);
+/*
+ * bench/headline.c: the figures the verdict and report.md put first,
+ * each named by its metric; @verdict: on the verdict's line too.
+ */
+struct headline_figure {
+	int metric;
+	const char *what;
+	bool verdict;
+};
+extern const struct headline_figure headline_figures[];
+extern const int nr_headline_figures;
+/* the headline's workload: the first plain zygote both columns ran */
+const struct workload_result *headline_result(const struct workload_result *res,
+					      int nr);
 /* bench/verdict.c: the short answer on stdout (at most ~15 lines) */
 void print_verdict(FILE *f, const struct bench_opts *o,
 		   const struct workload_result *res, int nr);
 /* bench/targets.c: the proposal's targets, checked on @res */
 struct target_check {
-	const char *what;	/* "rmap bytes at most 1% of anon_vma's" */
+	char what[192];		/* "SCOPE: WHAT (METRIC) <= LIMIT" */
+	bool every;		/* judged on every workload run */
 	const char *source;	/* where the target is stated */
 	const struct workload_result *r;	/* NULL: not run */
 	int met;		/* 1 met, 0 not, -1 not measurable */
 	char figure[160];	/* the figures it was judged on */
 };
 /* zygote V=1000 N=100 without file VMAs, not failed: issue 6's figures */
-const struct workload_result *headline_zygote(const struct workload_result *res,
+const struct workload_result *target_zygote(const struct workload_result *res,
 					      int nr);
 int targets_check(const struct bench_opts *o,
 		  const struct workload_result *res, int nr,
@@ -498,17 +535,35 @@ int anchors_measure(const struct bench_opts *o, struct anchor_row **rows,
 		    int *nr, FILE *progress);
 
 /*
- * bench/report.c: is column 1's figure of @m worse than column 0's, as
- * shown? 0 no, 1 yes, 2 a time on too few calls to say.
+ * bench/loss.c: is column 1's figure of @m worse than column 0's, as
+ * shown? LOSS_NONE no; LOSS_REAL yes, beyond the noise (an exact count,
+ * or a time whose quartiles are apart); LOSS_NOISE worse as shown but
+ * within the noise (loss_noise() says why), so no cause is given.
  */
+enum { LOSS_NONE, LOSS_REAL, LOSS_NOISE };
 int bench_loss(const struct workload_result *r, int m);
-/* why it is worse: the mechanism, with this run's figures */
-const char *loss_reason(int m, const struct workload_result *r);
+/* why a worse time is within the noise; NULL if it is not */
+const char *loss_noise(const struct workload_result *r, int m);
+/* Why it is worse: the mechanism, and this run's counters that show it */
+struct loss_cause {
+	const char *brief;	/* the verdict's clause */
+	const char *detail;	/* report.md's */
+	char counters[240];	/* "examined_per_found_full 1.452 against ..." */
+};
+/*
+ * @c filled and true where a cause may be given: a LOSS_REAL whose
+ * cause a counter of this run shows; false otherwise.
+ */
+bool loss_cause(int m, const struct workload_result *r,
+		struct loss_cause *c);
 /* does the COW context examine more VMAs per mapping over a full walk? */
 bool examined_more_in_full_walk(const struct workload_result *r);
 /* a number the backend reports in its own figures; -1 if absent */
 double backend_figure(const struct workload_result *r, int c,
 		      const char *key);
+/* read + write acquisitions of lock @name in its figures; -1 if absent */
+double backend_lock_acquisitions(const struct workload_result *r, int c,
+				 const char *name);
 
 int report_write(const struct bench_opts *o,
 		 const struct workload_result *res, int nr,

@@ -6,6 +6,7 @@
 #include <cowctx/json.h>
 
 #include "bench/bench.h"
+#include "bench/real_programs.h"
 
 const char *col_name(const struct bench_opts *o, int c)
 {
@@ -40,7 +41,7 @@ void print_number(FILE *f, double v)
 		fprintf(f, "%.4g", v);
 }
 
-static void json_metrics(FILE *f, const struct metric_set *ms)
+void print_metrics_json(FILE *f, const struct metric_set *ms)
 {
 	int i;
 
@@ -92,6 +93,8 @@ void print_json(FILE *f, const struct bench_opts *o,
 		if (r->inst.path) {
 			fprintf(f, ", \"path\": ");
 			json_string(f, r->inst.path);
+			/* measured after its busiest statement */
+			fprintf(f, ", \"snapshot_line\": %d", r->inst.snap_line);
 		}
 		if (r->error[0]) {
 			fprintf(f, ", \"error\": ");
@@ -103,7 +106,7 @@ void print_json(FILE *f, const struct bench_opts *o,
 			fprintf(f, ",\n   \"%s\": ",
 				c == COL_SCAN ? "scan" : col_name(o, c));
 			if (r->have[c])
-				json_metrics(f, &r->ms[c]);
+				print_metrics_json(f, &r->ms[c]);
 			else
 				fputs("null", f);
 		}
@@ -126,7 +129,7 @@ void print_json(FILE *f, const struct bench_opts *o,
 		fprintf(f, "}");
 		fprintf(f, ",\n   \"ratio\": ");
 		if (o->nr_cols > 1 && r->have[0] && r->have[1])
-			json_metrics(f, &r->ratio[1]);
+			print_metrics_json(f, &r->ratio[1]);
 		else
 			fputs("null", f);
 		fprintf(f, ",\n   \"ratios\": {");
@@ -135,7 +138,7 @@ void print_json(FILE *f, const struct bench_opts *o,
 				continue;
 			fprintf(f, "%s\"%s\": ", j++ ? ", " : "",
 				col_name(o, c));
-			json_metrics(f, &r->ratio[c]);
+			print_metrics_json(f, &r->ratio[c]);
 		}
 		fprintf(f, "}}");
 	}
@@ -155,6 +158,7 @@ void print_json(FILE *f, const struct bench_opts *o,
 		json_string(f, col_name(o, 1));
 	else
 		fputs("null", f);
+	real_programs_json(f, o);
 	fprintf(f, ",\n \"vm_area_struct_bytes\": %lu,\n \"notes\": [",
 		vma_slab_bytes());
 	for (i = 0; i < nr_notes; i++) {

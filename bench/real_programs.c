@@ -6,9 +6,11 @@
  * bench's programs), and measured with the bench's own snapshot, walks
  * and phase counters (bench/exec.c) into its metrics (bench/metrics.c).
  *
- * The snapshot is where the most VMAs are live: a recording ends with
- * every process gone, and its busiest moment is the one a booted
- * phone's figures (the Android row) describe. The kernel's counts come
+ * The snapshot is the recording's busiest point (bench/busiest.c: the
+ * statement after which the anon_vma instance has the most rmap bytes
+ * live), as for a user's scenario: a recording ends with every process
+ * gone, and its busiest moment is the one a booted phone's figures (the
+ * Android row) describe. The kernel's counts come
  * from the recording's `recorded` statements, compared with the
  * anon_vma instance's as `cowctx run` compares them.
  */
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cowctx/json.h>
 #include <cowctx/mm.h>
 #include <cowctx/rmap.h>
 #include "bench/real_programs.h"
@@ -70,16 +73,16 @@ static void fidelity(struct real_result *r, const struct model *m,
 
 /*
  * Replay @sc on @ops, snapshotting and walking before statement
- * @snap_k (@sc->nr: at the end); with @peak_k, where the most VMAs
- * were live is found instead (and the anon_vma instance's fidelity
- * taken). 0, or -1 and r->error.
+ * @snap_k (@sc->nr: at the end); with @peak_k, the busiest point is
+ * found instead (*@peak_k: the statement after it), and the anon_vma
+ * instance's fidelity taken. 0, or -1 and r->error.
  */
 static int replay(struct real_result *r, const struct scenario *sc,
 		  const struct rmap_ops *ops, int snap_k, int *peak_k,
 		  struct metric_set *ms, FILE *fid_out)
 {
 	struct replay rp = { .sc = sc };
-	unsigned long peak = 0;
+	struct busiest peak;
 	char *errs = NULL;
 	size_t errs_len;
 	int k, ret = 0;
@@ -97,6 +100,7 @@ static int replay(struct real_result *r, const struct scenario *sc,
 	rp.one.path = sc->path;
 	rp.one.nr = 1;
 	rp.one.zero_page = sc->zero_page;
+	busiest_init(&peak);
 	for (k = 0; k <= sc->nr && !ret; k++) {
 		const struct stmt *st = &sc->stmts[k];
 
@@ -115,9 +119,9 @@ static int replay(struct real_result *r, const struct scenario *sc,
 		ret = st->kind == STMT_FORK ?
 		      bench_run_measured(&rp.br, PH_FORK, run_one, &rp) :
 		      run_one(&rp);
-		if (peak_k && rp.br.m->nr_vmas > peak) {
-			peak = rp.br.m->nr_vmas;
-			*peak_k = k + 1;
+		if (peak_k && !ret) {
+			busiest_note(&peak, rp.br.m, k);
+			*peak_k = peak.after + 1;
 		}
 		if (peak_k && st->kind == STMT_RECORDED &&
 		    ops == &anon_vma_rmap_ops)
@@ -172,7 +176,7 @@ static void measure(struct real_result *r)
 		scenario_free(&sc);
 		return;
 	}
-	/* first: where the most VMAs are live, and the kernel's counts */
+	/* first: the busiest point, and the kernel's counts */
 	r->fid_worst = 0;
 	r->last_av[0] = r->last_av[1] = -1;
 	r->last_avc[0] = r->last_avc[1] = -1;
@@ -310,37 +314,45 @@ static void fidelity_cell(FILE *f, const struct real_result *r)
 		r->last_avc[0], r->last_av[1], r->last_avc[1]);
 }
 
+/* rmap bytes as everywhere: "total (objects + per-VMA fields)" */
+static void bytes_cell(FILE *f, const struct metric_set *ms)
+{
+	num(f, ms->v[M_BYTES]);
+	fputs(" (", f);
+	num(f, ms->v[M_OBJECT_BYTES]);
+	fputs(" + ", f);
+	num(f, ms->v[M_VMA_FIELD_BYTES]);
+	fputc(')', f);
+}
+
 void real_programs_table(FILE *f, const struct bench_opts *o)
 {
+	const char *cow = o->nr_real ? o->real[0].ops[REAL_COW]->name :
+				       "cow_context";
 	unsigned long slab = vma_slab_bytes();
+	double vmas = 117035.0 * 1024 / slab;
 	int i;
 
-	fprintf(f, "| recording | statements | processes | VMAs | anon_vma + anon_vma_chain bytes | / VMA bytes | %s bytes | / VMA bytes | VMAs examined per mapping found (anon_vma / %s) | rmap allocations per fork (anon_vma / %s) | fidelity: kernel's anon_vma/anon_vma_chain against the model's |\n",
-		o->nr_real ? o->real[0].ops[REAL_COW]->name : "cow_context",
-		o->nr_real ? o->real[0].ops[REAL_COW]->name : "cow_context",
-		o->nr_real ? o->real[0].ops[REAL_COW]->name : "cow_context");
+	fprintf(f, "| recording | statements | measured after line | processes | VMAs | anon_vma rmap bytes (objects + per-VMA fields) | %s rmap bytes (objects + per-VMA fields) | object bytes / VMA slab bytes (anon_vma / %s) | VMAs examined per mapping found (anon_vma / %s) | rmap allocations per fork (anon_vma / %s) | fidelity: kernel's anon_vma/anon_vma_chain against the model's |\n",
+		cow, cow, cow, cow);
 	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 	for (i = 0; i < o->nr_real; i++) {
 		const struct real_result *r = &o->real[i];
-		const struct metric_set *a = &r->ms[REAL_ANON_VMA];
-		const struct metric_set *c = &r->ms[REAL_COW];
 
 		if (r->error[0]) {
 			fprintf(f, "| %s | error: %s |||||||||\n", r->name,
 				r->error);
 			continue;
 		}
-		fprintf(f, "| %s | %lu | %lu | ", r->name, r->statements,
-			r->processes);
-		num(f, a->v[M_VMAS]);
+		fprintf(f, "| %s | %lu | %d | %lu | ", r->name, r->statements,
+			r->snap_line, r->processes);
+		num(f, r->ms[REAL_ANON_VMA].v[M_VMAS]);
 		fputs(" | ", f);
-		num(f, a->v[M_OBJECT_BYTES]);
+		bytes_cell(f, &r->ms[REAL_ANON_VMA]);
 		fputs(" | ", f);
-		num(f, a->v[M_RMAP_TO_VMA_BYTES]);
+		bytes_cell(f, &r->ms[REAL_COW]);
 		fputs(" | ", f);
-		num(f, c->v[M_OBJECT_BYTES]);
-		fputs(" | ", f);
-		num(f, c->v[M_RMAP_TO_VMA_BYTES]);
+		pair(f, r, M_RMAP_TO_VMA_BYTES);
 		fputs(" | ", f);
 		pair(f, r, M_EXAMINED_PER_FOUND);
 		fputs(" | ", f);
@@ -349,10 +361,39 @@ void real_programs_table(FILE *f, const struct bench_opts *o)
 		fidelity_cell(f, r);
 		fputs(" |\n", f);
 	}
-	/* docs/sources.md: 20426 KB + 18866 KB beside 117035 KB */
-	fprintf(f, "| Android after boot (HONOR, 2026) | | | about %.0f | %.0f | %.3g | | | | | |\n",
-		117035.0 * 1024 / slab, (20426.0 + 18866.0) * 1024,
+	/*
+	 * docs/sources.md: 20426 KB + 18866 KB beside 117035 KB; its VMAs
+	 * are that slab / the slab size, and their fields anon_vma's 24 B
+	 * each, as the model charges them.
+	 */
+	fprintf(f, "| Android after boot (HONOR, 2026) | | | | about %.0f | about %.0f (%.0f + about %.0f) | | %.3g | | | |\n",
+		vmas, (20426.0 + 18866.0) * 1024 + 24 * round(vmas),
+		(20426.0 + 18866.0) * 1024, 24 * round(vmas),
 		(20426.0 + 18866.0) / 117035.0);
+}
+
+/* Is @path one of --real DIR's files? */
+static bool in_real_dir(const struct bench_opts *o, const char *path)
+{
+	size_t n = o->real_dir ? strlen(o->real_dir) : 0;
+
+	return n && !strncmp(path, o->real_dir, n) && path[n] == '/';
+}
+
+/* Where the rows come from: --real DIR, and files named as arguments */
+static void read_from(FILE *f, const struct bench_opts *o)
+{
+	int i, n = 0;
+
+	fputs("Read from", f);
+	if (o->real_dir) {
+		fprintf(f, " `%s/*.scn`", o->real_dir);
+		n++;
+	}
+	for (i = 0; i < o->nr_real; i++)
+		if (!in_real_dir(o, o->real[i].path))
+			fprintf(f, "%s `%s`", n++ ? "," : "", o->real[i].path);
+	fputs(".\n\n", f);
 }
 
 void real_programs_section(FILE *f, const struct bench_opts *o)
@@ -361,16 +402,18 @@ void real_programs_section(FILE *f, const struct bench_opts *o)
 
 	fprintf(f, "## Real programs\n\n");
 	fprintf(f, "Recordings of real process trees (`cowctx record`; `make recordings` records the set of "
-		"[docs/real-programs.md](../../docs/real-programs.md)) from `%s`, each replayed on anon_vma and %s. "
-		"Each row's figures are at its snapshot, the statement after which the most VMAs are live (a recording ends with "
-		"every process gone); the walks are the bench's reclaim walk of every mapped anonymous folio there; allocations per "
-		"fork are over the whole recording. Bytes are the rmap objects alone (the per-VMA fields are inside the "
-		"vm_area_struct slab), beside VMAs x %lu bytes (this kernel's vm_area_struct slab), as in the Android row "
+		"[docs/real-programs.md](../../docs/real-programs.md)), each replayed on anon_vma and %s. "
+		"Each row's figures are at its snapshot, its busiest point: the statement after which the anon_vma instance has "
+		"the most rmap bytes live (objects and per-VMA fields; a recording ends with every process gone); the walks are the bench's reclaim walk of every mapped anonymous folio there; allocations per "
+		"fork are over the whole recording. Rmap bytes are counted as everywhere in the bench: the objects at their kernel "
+		"sizes plus the backend's fields in every VMA (anon_vma 24 bytes, cow_context 16), the total with its two parts "
+		"beside it. The Android comparison (rmap_to_vma_bytes) is slab against slab: the objects alone, the fields being "
+		"inside the vm_area_struct slab, over VMAs x %lu bytes (this kernel's vm_area_struct slab), as in the Android row "
 		"(docs/sources.md). Fidelity: the anon_vma instance's live anon_vma and anon_vma_chain counts against the "
 		"kernel's at every `recorded` statement (after each process exit and at the end).\n\n",
-		o->real_dir,
 		o->nr_real ? o->real[0].ops[REAL_COW]->name : "cow_context",
 		vma_slab_bytes());
+	read_from(f, o);
 	real_programs_table(f, o);
 	for (i = 0; i < o->nr_real; i++) {
 		const struct real_result *r = &o->real[i];
@@ -382,6 +425,54 @@ void real_programs_section(FILE *f, const struct bench_opts *o)
 		fprintf(f, "```\n%s```\n", r->fid_report);
 	}
 	fputc('\n', f);
+}
+
+static void fidelity_json(FILE *f, const struct real_result *r)
+{
+	fprintf(f, "{\"points\": %lu, \"differences\": %lu", r->fid_points,
+		r->fid_diffs);
+	if (r->fid_diffs)
+		fprintf(f, ", \"worst\": {\"line\": %d, \"objects\": %ld}",
+			r->fid_worst_line, r->fid_worst);
+	if (r->fid_points)
+		fprintf(f, ", \"end\": {\"model\": {\"anon_vma\": %ld, \"anon_vma_chain\": %ld}, "
+			"\"kernel\": {\"anon_vma\": %ld, \"anon_vma_chain\": %ld}}",
+			r->last_av[0], r->last_avc[0], r->last_av[1],
+			r->last_avc[1]);
+	fputc('}', f);
+}
+
+void real_programs_json(FILE *f, const struct bench_opts *o)
+{
+	int i, c;
+
+	if (!o->nr_real)
+		return;
+	fprintf(f, ",\n \"real_programs\": [");
+	for (i = 0; i < o->nr_real; i++) {
+		const struct real_result *r = &o->real[i];
+
+		fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+		json_string(f, r->name);
+		fprintf(f, ", \"path\": ");
+		json_string(f, r->path);
+		if (r->error[0]) {
+			fprintf(f, ", \"error\": ");
+			json_string(f, r->error);
+			fputc('}', f);
+			continue;
+		}
+		fprintf(f, ", \"statements\": %lu, \"processes\": %lu, \"snapshot_line\": %d",
+			r->statements, r->processes, r->snap_line);
+		for (c = 0; c < NR_REAL_COLS; c++) {
+			fprintf(f, ",\n   \"%s\": ", r->ops[c]->name);
+			print_metrics_json(f, &r->ms[c]);
+		}
+		fprintf(f, ",\n   \"fidelity\": ");
+		fidelity_json(f, r);
+		fputc('}', f);
+	}
+	fputc(']', f);
 }
 
 void real_programs_free(struct bench_opts *o)

@@ -22,7 +22,7 @@ struct real_result {
 	const struct rmap_ops *ops[NR_REAL_COLS];
 	unsigned long statements;
 	unsigned long processes;	/* `proc` and `fork` statements */
-	int snap_line;			/* the snapshot: most VMAs live */
+	int snap_line;			/* the snapshot: its busiest point */
 	struct metric_set ms[NR_REAL_COLS];
 	/* `recorded` statements, and those the model disagrees with */
 	unsigned long fid_points, fid_diffs;
@@ -48,6 +48,11 @@ int real_programs_run(struct bench_opts *o, FILE *progress);
 int real_programs_add(struct bench_opts *o, const char *path);
 /* The report's section: the table, the Android row, the differences */
 void real_programs_section(FILE *f, const struct bench_opts *o);
+/*
+ * --json: `, "real_programs": [...]`, a row per recording (its
+ * figures by backend, its fidelity), or nothing without recordings
+ */
+void real_programs_json(FILE *f, const struct bench_opts *o);
 /* The table alone, markdown, for standard output */
 void real_programs_table(FILE *f, const struct bench_opts *o);
 void real_programs_free(struct bench_opts *o);

@@ -387,6 +387,7 @@ int bench_workload(const struct bench_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	r->inst = *inst;
+	r->reps = reps;
 	for (c = 0; c < NR_COLS; c++) {
 		metric_set_clear(&r->ms[c]);
 		metric_set_clear(&r->ratio[c]);

@@ -28,7 +28,7 @@ static const struct workload_result *first(const struct workload_result *res,
 	return NULL;
 }
 
-const struct workload_result *headline_zygote(const struct workload_result *res,
+const struct workload_result *target_zygote(const struct workload_result *res,
 					      int nr)
 {
 	int i;
@@ -57,10 +57,117 @@ static bool both(const struct workload_result *r)
 	return r && r->have[COL_ANON_VMA] && r->have[COL_COW_CONTEXT];
 }
 
-/* a ratio of the two columns held to at most @limit */
-static void ratio_at_most(struct target_check *t, int m, double limit)
+static const struct workload_result *realzygote(const struct workload_result *res,
+						 int nr)
+{
+	return first(res, nr, "realzygote", "L", 50);
+}
+
+static const struct workload_result *daemon(const struct workload_result *res,
+					    int nr)
+{
+	return first(res, nr, "daemon", "G", 200);
+}
+
+enum target_kind {
+	T_RATIO,	/* the COW context's figure / anon_vma's */
+	T_EVERY,	/* each metric's ratio, on every workload (or one) */
+	T_COUNT,	/* the COW context's figure itself */
+};
+
+/*
+ * The targets, as their issues set them. A name is made from its
+ * entry (scope, what, metrics, limit), so the name printed is the
+ * threshold checked, and names the metrics (bench/metrics.c) judged;
+ * `cowctx bench --targets` prints this table, and tests/docs.t holds
+ * bench/README.md's copy to it.
+ */
+struct target {
+	const char *scope;
+	const char *what;
+	enum target_kind kind;
+	int metrics[2];
+	int nr_metrics;
+	double limit;
+	const char *source;
+	/* the workload judged; NULL: every workload */
+	const struct workload_result *(*find)(const struct workload_result *res,
+					      int nr);
+};
+
+static const struct target targets[] = {
+	{ "zygote V=1000 N=100", "rmap bytes, per-VMA fields included",
+	  T_RATIO, { M_BYTES }, 1, 0.01, SRC_ISSUE6, target_zygote },
+	{ "zygote V=1000 N=100", "rmap allocations per fork",
+	  T_RATIO, { M_FORK_ALLOCS }, 1, 0.02, SRC_ISSUE6, target_zygote },
+	{ "every workload", "VMAs examined per mapping found, reclaim walk",
+	  T_EVERY, { M_EXAMINED_PER_FOUND }, 1, 1, SRC_ISSUE6, NULL },
+	{ "every workload", "mean walk time, reclaim and full",
+	  T_EVERY, { M_WALK_MEAN_NS, M_FULL_WALK_MEAN_NS }, 2, 1.5,
+	  SRC_ISSUE9, NULL },
+	{ "realzygote L>=50", "VMAs examined per mapping found, reclaim and full walk",
+	  T_EVERY, { M_EXAMINED_PER_FOUND, M_EXAMINED_PER_FOUND_FULL }, 2, 1,
+	  SRC_ISSUE9, realzygote },
+	{ "realzygote L>=50", "rmap bytes, per-VMA fields included",
+	  T_RATIO, { M_BYTES }, 1, 0.05, SRC_ISSUE9, realzygote },
+	{ "daemon G>=200", "live contexts after the generations",
+	  T_COUNT, { M_MAIN_OBJECTS }, 1, 4, SRC_ISSUE9, daemon },
+	{ "daemon G>=200", "mean full walk time",
+	  T_RATIO, { M_FULL_WALK_MEAN_NS }, 1, 1.5, SRC_ISSUE9, daemon },
+};
+
+#define NR_TARGETS ((int)(sizeof(targets) / sizeof(targets[0])))
+
+/* "<= 1% of anon_vma's", "<= 1.5x anon_vma's", "<= anon_vma's", "<= 4" */
+static void limit_text(char *buf, size_t len, const struct target *t)
+{
+	if (t->kind == T_COUNT)
+		snprintf(buf, len, "<= %g", t->limit);
+	else if (t->limit < 0.5)
+		snprintf(buf, len, "<= %g%% of anon_vma's", 100 * t->limit);
+	else if (t->limit == 1)
+		snprintf(buf, len, "<= anon_vma's");
+	else
+		snprintf(buf, len, "<= %gx anon_vma's", t->limit);
+}
+
+/* "SCOPE: WHAT (METRIC, ...) LIMIT": the name says what is compared */
+static void target_name(char *buf, size_t len, const struct target *t)
+{
+	char lim[48];
+	size_t n;
+	int k;
+
+	n = snprintf(buf, len, "%s: %s (", t->scope, t->what);
+	for (k = 0; k < t->nr_metrics && n < len; k++)
+		n += snprintf(buf + n, len - n, "%s%s", k ? ", " : "",
+			      metric_name(t->metrics[k]));
+	limit_text(lim, sizeof(lim), t);
+	if (n < len)
+		snprintf(buf + n, len - n, ") %s", lim);
+}
+
+/*
+ * A bytes figure's two parts, so a reader sees how much of each side
+ * is objects and how much per-VMA fields.
+ */
+static void with_parts(struct target_check *t)
+{
+	const struct metric_set *c = &t->r->ms[COL_COW_CONTEXT];
+	const struct metric_set *a = &t->r->ms[COL_ANON_VMA];
+	size_t len = strlen(t->figure);
+
+	snprintf(t->figure + len, sizeof(t->figure) - len,
+		 " (object_bytes %.0f + vma_field_bytes %.0f against %.0f + %.0f)",
+		 c->v[M_OBJECT_BYTES], c->v[M_VMA_FIELD_BYTES],
+		 a->v[M_OBJECT_BYTES], a->v[M_VMA_FIELD_BYTES]);
+}
+
+/* a ratio of the two columns held to at most the limit */
+static void ratio_at_most(struct target_check *t, const struct target *tg)
 {
 	char cs[32], as[32];
+	int m = tg->metrics[0];
 	double a, c, q;
 
 	if (!both(t->r)) {
@@ -70,19 +177,20 @@ static void ratio_at_most(struct target_check *t, int m, double limit)
 	a = t->r->ms[COL_ANON_VMA].v[m];
 	c = t->r->ms[COL_COW_CONTEXT].v[m];
 	q = metric_ratio(c, a);
-	t->met = isnan(q) ? -1 : q <= limit;
+	t->met = isnan(q) ? -1 : q <= tg->limit;
 	snprintf(t->figure, sizeof(t->figure), "%s against %s, %.3g%s",
 		 num(cs, sizeof(cs), c), num(as, sizeof(as), a),
-		 limit < 0.5 ? 100 * q : q, limit < 0.5 ? "%" : "x");
+		 tg->limit < 0.5 ? 100 * q : q, tg->limit < 0.5 ? "%" : "x");
+	if (t->met >= 0 && m == M_BYTES)
+		with_parts(t);
 }
 
 /*
- * @m no worse than anon_vma's (times: at most @limit times) on every
- * workload; the figure names the worst.
+ * Each metric no worse than anon_vma's (times: at most the limit times)
+ * on every workload of @res; the figure names the worst.
  */
-static void every_workload(struct target_check *t,
-			   const struct workload_result *res, int nr,
-			   const int *ms, int nr_ms, double limit)
+static void every_workload(struct target_check *t, const struct target *tg,
+			   const struct workload_result *res, int nr)
 {
 	double worst = -INFINITY;
 	int i, k, bad = 0, seen = 0;
@@ -91,18 +199,19 @@ static void every_workload(struct target_check *t,
 	for (i = 0; i < nr; i++) {
 		if (!both(&res[i]) || res[i].error[0])
 			continue;
-		for (k = 0; k < nr_ms; k++) {
-			double q = metric_ratio(res[i].ms[COL_COW_CONTEXT].v[ms[k]],
-						res[i].ms[COL_ANON_VMA].v[ms[k]]);
+		for (k = 0; k < tg->nr_metrics; k++) {
+			int m = tg->metrics[k];
+			double q = metric_ratio(res[i].ms[COL_COW_CONTEXT].v[m],
+						res[i].ms[COL_ANON_VMA].v[m]);
 
 			if (isnan(q))
 				continue;
 			seen++;
-			bad += q > limit + 1e-9;
+			bad += q > tg->limit + 1e-9;
 			if (q > worst) {
 				worst = q;
 				wl = res[i].inst.label;
-				wm = metric_name(ms[k]);
+				wm = metric_name(m);
 			}
 		}
 	}
@@ -115,98 +224,65 @@ static void every_workload(struct target_check *t,
 		 bad, seen, worst, wm, wl);
 }
 
-/*
- * A bytes target's figure, followed by the per-VMA fields it includes,
- * so a reader sees how much of each side is fields and how much objects.
- */
-static void with_fields(struct target_check *t)
+/* One workload's metrics, each against anon_vma's: "M c against a, ..." */
+static void every_metric(struct target_check *t, const struct target *tg)
 {
-	size_t len = strlen(t->figure);
+	size_t n = 0;
+	int k;
 
+	every_workload(t, tg, t->r, 1);
 	if (t->met < 0)
 		return;
-	snprintf(t->figure + len, sizeof(t->figure) - len,
-		 " (per-VMA fields %.0f against %.0f)",
-		 t->r->ms[COL_COW_CONTEXT].v[M_VMA_FIELD_BYTES],
-		 t->r->ms[COL_ANON_VMA].v[M_VMA_FIELD_BYTES]);
+	for (k = 0; k < tg->nr_metrics && n < sizeof(t->figure); k++) {
+		int m = tg->metrics[k];
+
+		n += snprintf(t->figure + n, sizeof(t->figure) - n,
+			      "%s%s %.4g against %.4g", k ? ", " : "",
+			      metric_name(m), t->r->ms[COL_COW_CONTEXT].v[m],
+			      t->r->ms[COL_ANON_VMA].v[m]);
+	}
 }
 
-static void start(struct target_check *t, const char *what,
-		  const char *source, const struct workload_result *r)
+/* The COW context's own figure held to at most the limit */
+static void count_at_most(struct target_check *t, const struct target *tg)
 {
-	memset(t, 0, sizeof(*t));
-	t->what = what;
-	t->source = source;
-	t->r = r;
+	int m = tg->metrics[0];
+
+	if (!both(t->r) || isnan(t->r->ms[COL_COW_CONTEXT].v[m])) {
+		t->met = -1;
+		return;
+	}
+	t->met = t->r->ms[COL_COW_CONTEXT].v[m] <= tg->limit;
+	snprintf(t->figure, sizeof(t->figure), "%s %.0f (anon_vma's: %.0f)",
+		 metric_name(m), t->r->ms[COL_COW_CONTEXT].v[m],
+		 t->r->ms[COL_ANON_VMA].v[m]);
 }
 
 int targets_check(const struct bench_opts *o,
 		  const struct workload_result *res, int nr,
 		  struct target_check *out, int max)
 {
-	static const int epf[] = { M_EXAMINED_PER_FOUND };
-	static const int walk[] = { M_WALK_MEAN_NS, M_FULL_WALK_MEAN_NS };
-	static const int epf_both[] = { M_EXAMINED_PER_FOUND,
-					M_EXAMINED_PER_FOUND_FULL };
-	const struct workload_result *z = headline_zygote(res, nr);
-	const struct workload_result *rz = first(res, nr, "realzygote", "L", 50);
-	const struct workload_result *da = first(res, nr, "daemon", "G", 200);
-	struct target_check t[8];
 	int n = 0, i;
 
 	if (!cols_are_proposal(o))
 		return 0;
-	memset(t, 0, sizeof(t));
+	for (i = 0; i < NR_TARGETS && n < max; i++) {
+		const struct target *tg = &targets[i];
+		struct target_check *t = &out[n++];
 
-	start(&t[n], "zygote V=1000 N=100: rmap bytes, per-VMA fields included, <= 1% of anon_vma's",
-	      SRC_ISSUE6, z);
-	ratio_at_most(&t[n], M_BYTES, 0.01);
-	with_fields(&t[n++]);
-	start(&t[n], "zygote V=1000 N=100: rmap allocations per fork <= 2% of anon_vma's",
-	      SRC_ISSUE6, z);
-	ratio_at_most(&t[n++], M_FORK_ALLOCS, 0.02);
-	start(&t[n], "every workload: VMAs examined per mapping found (reclaim) <= anon_vma's",
-	      SRC_ISSUE6, NULL);
-	every_workload(&t[n++], res, nr, epf, 1, 1);
-	start(&t[n], "every workload: mean walk time (reclaim, full) <= 1.5x anon_vma's",
-	      SRC_ISSUE9, NULL);
-	every_workload(&t[n++], res, nr, walk, 2, 1.5);
-	start(&t[n], "realzygote L>=50: VMAs examined per mapping found <= anon_vma's",
-	      SRC_ISSUE9, rz);
-	if (both(rz)) {
-		every_workload(&t[n], rz, 1, epf_both, 2, 1);
-		snprintf(t[n].figure, sizeof(t[n].figure),
-			 "reclaim %.4g against %.4g, full walk %.4g against %.4g",
-			 rz->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND],
-			 rz->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND],
-			 rz->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL],
-			 rz->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL]);
-	} else {
-		t[n].met = -1;
+		memset(t, 0, sizeof(*t));
+		target_name(t->what, sizeof(t->what), tg);
+		t->source = tg->source;
+		t->every = !tg->find;
+		t->r = tg->find ? tg->find(res, nr) : NULL;
+		if (!tg->find)
+			every_workload(t, tg, res, nr);
+		else if (tg->kind == T_EVERY)
+			every_metric(t, tg);
+		else if (tg->kind == T_COUNT)
+			count_at_most(t, tg);
+		else
+			ratio_at_most(t, tg);
 	}
-	n++;
-	start(&t[n], "realzygote L>=50: rmap bytes, per-VMA fields included, <= 5% of anon_vma's",
-	      SRC_ISSUE9, rz);
-	ratio_at_most(&t[n], M_BYTES, 0.05);
-	with_fields(&t[n++]);
-	start(&t[n], "daemon G>=200: live contexts at the end <= 4",
-	      SRC_ISSUE9, da);
-	if (both(da) && !isnan(da->ms[COL_COW_CONTEXT].v[M_MAIN_OBJECTS])) {
-		double c = da->ms[COL_COW_CONTEXT].v[M_MAIN_OBJECTS];
-
-		t[n].met = c <= 4;
-		snprintf(t[n].figure, sizeof(t[n].figure),
-			 "%.0f contexts (anon_vma: %.0f anon_vmas)", c,
-			 da->ms[COL_ANON_VMA].v[M_MAIN_OBJECTS]);
-	} else {
-		t[n].met = -1;
-	}
-	n++;
-	start(&t[n], "daemon G>=200: mean full walk <= 1.5x anon_vma's",
-	      SRC_ISSUE9, da);
-	ratio_at_most(&t[n++], M_FULL_WALK_MEAN_NS, 1.5);
-
-	for (i = 0; i < n && i < max; i++)
-		out[i] = t[i];
-	return n < max ? n : max;
+	return n;
 }

@@ -3,14 +3,17 @@
  * A user's scenario as a bench workload. Each statement becomes one of
  * the operations the generated workloads are made of, so the scenario
  * is replayed on every backend side by side and measured exactly as
- * they are: a `check` is a walk of every mapped anonymous folio, and
- * the ending is theirs (the steady state, a walk, every live process's
- * exit, last created first).
+ * they are: a `check` is a walk of every mapped anonymous folio; the
+ * snapshot of the steady state and its walk come after the scenario's
+ * busiest statement (bench/busiest.c: a scenario that ends with its
+ * exits has nothing left to measure after its last), and the ending is
+ * theirs (every live process's exit, last created first).
  *
  * The scenario is run once on the baseline's model before it is
  * measured: a statement the kernel would refuse is then reported as
  * `cowctx run` reports it (FILE:LINE, exit 2), before anything is
- * measured, rather than as a failed workload.
+ * measured, rather than as a failed workload; that run also finds the
+ * busiest statement.
  */
 #include <errno.h>
 #include <string.h>
@@ -165,21 +168,29 @@ static void add_stmt(struct bench_prog *p, struct names *ns,
 		p->ops[p->nr - 1].line = st->line;
 }
 
-static int scenario_prog(const char *path, struct bench_prog *p)
+static int scenario_prog(const struct workload_inst *inst,
+			 struct bench_prog *p)
 {
 	struct scenario sc;
 	struct names ns = { 0 };
 	size_t i;
 	int k;
 
-	if (scenario_parse_file(path, &sc))
+	if (scenario_parse_file(inst->path, &sc))
 		return -EINVAL;
-	p->path = path;
+	p->path = inst->path;
 	p->forbids_zero_page = sc.zero_page == SCN_ZERO_PAGE_OFF;
-	for (k = 0; k < sc.nr && !p->err; k++)
+	for (k = 0; k < sc.nr && !p->err; k++) {
 		add_stmt(p, &ns, &sc.stmts[k]);
-	prog_simple(p, OP_SNAPSHOT);
-	prog_simple(p, OP_WALK);
+		if (k != inst->snap_after)
+			continue;
+		prog_simple(p, OP_SNAPSHOT);
+		prog_simple(p, OP_WALK);
+	}
+	if (inst->snap_after < 0 || inst->snap_after >= sc.nr) {
+		prog_simple(p, OP_SNAPSHOT);
+		prog_simple(p, OP_WALK);
+	}
 	for (i = ns.count; i-- > 0;)
 		if (ns.alive[i])
 			prog_exit(p, ns.nr[i]);
@@ -191,7 +202,7 @@ static int scenario_prog(const char *path, struct bench_prog *p)
 int workload_build(const struct workload_inst *inst, struct bench_prog *p)
 {
 	if (inst->path)
-		return scenario_prog(inst->path, p);
+		return scenario_prog(inst, p);
 	return inst->w->build(p, inst->v);
 }
 
@@ -213,10 +224,35 @@ static bool is_recording(const struct scenario *sc)
 	return false;
 }
 
+/*
+ * Run @sc on @m statement by statement, as `cowctx run` would (no
+ * checks: the backends are compared when measured), noting its busiest
+ * statement in @b. 0, or nonzero with FILE:LINE: what is wrong on
+ * stderr.
+ */
+static int run_noting(const struct scenario *sc, struct model *m,
+		      struct busiest *b)
+{
+	struct exec_state es = { 0 };
+	struct scenario one = *sc;
+	int k, ret = 0;
+
+	one.nr = 1;
+	busiest_init(b);
+	for (k = 0; k < sc->nr && !ret; k++) {
+		one.stmts = &sc->stmts[k];
+		ret = scenario_exec(&es, &one, m, stderr);
+		if (!ret)
+			busiest_note(b, m, k);
+	}
+	exec_state_release(&es);
+	return ret;
+}
+
 int scenario_inst(const char *path, const struct rmap_ops *baseline,
 		  struct workload_inst *inst)
 {
-	struct exec_state es = { 0 };
+	struct busiest b;
 	struct scenario sc;
 	struct model *m;
 	bool recording;
@@ -231,18 +267,33 @@ int scenario_inst(const char *path, const struct rmap_ops *baseline,
 		fprintf(stderr, "%s: out of memory\n", path);
 		return -ENOMEM;
 	}
-	ret = scenario_exec(&es, &sc, m, stderr);
-	exec_state_release(&es);
+	ret = run_noting(&sc, m, &b);
 	model_destroy(m);
 	recording = is_recording(&sc);
-	scenario_free(&sc);
-	if (ret)
-		return -EINVAL;
-	if (recording)
-		return 1;
+	if (ret || recording) {
+		scenario_free(&sc);
+		return ret ? -EINVAL : 1;
+	}
 	memset(inst, 0, sizeof(*inst));
 	inst->w = &bench_scenario;
 	inst->path = path;
+	inst->snap_after = b.after;
+	inst->snap_line = b.after >= 0 ? sc.stmts[b.after].line : 0;
+	inst->snap_backend = baseline->name;
 	snprintf(inst->label, sizeof(inst->label), "%s", path);
+	scenario_free(&sc);
 	return 0;
+}
+
+void scenario_snapshot_note(FILE *f, const struct workload_inst *inst)
+{
+	if (!inst->path)
+		return;
+	if (inst->snap_after < 0) {
+		fprintf(f, "%s: no statement ran; measured empty\n",
+			inst->path);
+		return;
+	}
+	fprintf(f, "%s: measured after line %d, its busiest point (the most rmap bytes, objects and per-VMA fields, live on %s)\n",
+		inst->path, inst->snap_line, inst->snap_backend);
 }

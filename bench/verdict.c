@@ -65,63 +65,75 @@ struct worst {
 	int m;
 };
 
-/* The one-line why: the mechanism the figures of the worst case show */
-static void short_reason(char *buf, size_t len, enum loss_kind k,
-			 const struct workload_result *r, int m)
+/* "fork_ns 52327 [51044..53683]": a figure with its spread, if any */
+static void value(FILE *f, const struct metric_set *ms, int m)
 {
-	double ctx = backend_figure(r, COL_COW_CONTEXT, "contexts_visited");
-	double mms = backend_figure(r, COL_COW_CONTEXT, "mms_visited");
-	double ea = r->ms[COL_ANON_VMA].v[M_EXAMINED_PER_FOUND_FULL];
-	double ec = r->ms[COL_COW_CONTEXT].v[M_EXAMINED_PER_FOUND_FULL];
-	const char *why;
-	size_t n;
-
-	switch (k) {
-	case LOSS_WALK_TIME:
-		if (ctx > 0 && mms > 0 && ctx >= 1.5 * mms)
-			snprintf(buf, len, "exited processes' contexts stay on the walk's path (the walks visited %.0f contexts for %.0f mms)",
-				 ctx, mms);
-		else if (examined_more_in_full_walk(r))
-			snprintf(buf, len, "it examines more VMAs per mapping found in a full walk (%.3g against %.3g)",
-				 ec, ea);
-		else
-			snprintf(buf, len, "as many VMAs examined, but each costs a VMA-tree lookup and a context pin where anon_vma steps along an interval tree");
-		return;
-	case LOSS_EXAMINED:
-		if (m == M_EXAMINED_PER_FOUND && !examined_more_in_full_walk(r))
-			snprintf(buf, len, "over a full walk it examines no more (%.3g against %.3g), but its fork order meets more non-mapping candidates before the reclaim walk's last mapping",
-				 ec, ea);
-		else
-			snprintf(buf, len, "its candidates are the forked VMAs at the address in every mm below the folio's context, and an exited mm's folios go to its parent's, whose other children are then visited too");
-		return;
-	default:
-		break;
-	}
-	/* the mechanism's first clause; report.md has the whole of it */
-	why = loss_reason(m, r);
-	n = strcspn(why, ";:");
-	if (n > 110) {
-		/* whole words, and say that there is more */
-		for (n = 110; n && why[n] != ' '; n--)
-			;
-		snprintf(buf, len, "%.*s...", (int)n, why);
-		return;
-	}
-	snprintf(buf, len, "%.*s", (int)n, why);
+	print_number(f, ms->v[m]);
+	if (!isnan(ms->q1[m]))
+		fprintf(f, " [%.0f..%.0f]", ms->q1[m], ms->q3[m]);
 }
 
+/* bytes shown with their two parts: "(object_bytes X + vma_field_bytes Y)" */
+static void bytes_parts(FILE *f, const struct metric_set *ms, bool named)
+{
+	fprintf(f, " (%s", named ? "object_bytes " : "");
+	print_number(f, ms->v[M_OBJECT_BYTES]);
+	fprintf(f, " + %s", named ? "vma_field_bytes " : "");
+	print_number(f, ms->v[M_VMA_FIELD_BYTES]);
+	fputc(')', f);
+}
+
+/*
+ * The headline's figures, each named by its metric (bench/headline.c:
+ * report.md's headline table shows the same ones under the same names).
+ */
+static void headline(FILE *f, const struct workload_result *res, int nr)
+{
+	const struct workload_result *z = headline_result(res, nr);
+	const struct metric_set *c, *a;
+	int i, n = 0;
+
+	if (!z)
+		return;
+	c = &z->ms[COL_COW_CONTEXT];
+	a = &z->ms[COL_ANON_VMA];
+	fprintf(f, "%s, cow_context against anon_vma:", z->inst.label);
+	for (i = 0; i < nr_headline_figures; i++) {
+		int m = headline_figures[i].metric;
+
+		if (!headline_figures[i].verdict)
+			continue;
+		fprintf(f, "%s %s ", n++ ? ";" : "", metric_name(m));
+		value(f, c, m);
+		if (m == M_BYTES)
+			bytes_parts(f, c, true);
+		fputs(" against ", f);
+		value(f, a, m);
+		if (m == M_BYTES)
+			bytes_parts(f, a, false);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * One line per kind of loss beyond the noise, with its worst case and
+ * its cause where a counter shows one (bench/loss.c); then how many
+ * worse figures are within the noise, which get no cause.
+ */
 static void losses(FILE *f, const struct workload_result *res, int nr)
 {
 	struct worst w[NR_LOSS_KINDS] = { 0 };
-	int i, m, k, lines = 0, more = 0;
+	int i, m, k, lines = 0, more = 0, noisy = 0;
 
 	for (i = 0; i < nr; i++) {
 		bool counted[NR_LOSS_KINDS] = { false };
 
 		for (m = 0; m < NR_METRICS; m++) {
+			int l = bench_loss(&res[i], m);
 			double q;
 
-			if (bench_loss(&res[i], m) != 1)
+			noisy += l == LOSS_NOISE;
+			if (l != LOSS_REAL)
 				continue;
 			k = kind_of(m);
 			q = res[i].ratio[COL_COW_CONTEXT].v[m];
@@ -139,8 +151,8 @@ static void losses(FILE *f, const struct workload_result *res, int nr)
 		}
 	}
 	for (k = 0; k < NR_LOSS_KINDS; k++) {
-		char why[200];
 		const struct workload_result *r = w[k].r;
+		struct loss_cause c;
 
 		if (!r)
 			continue;
@@ -149,59 +161,26 @@ static void losses(FILE *f, const struct workload_result *res, int nr)
 				loss_kind_name[k]);
 			continue;
 		}
-		short_reason(why, sizeof(why), k, r, w[k].m);
 		fprintf(f, "loses on %s (%d of %d workloads); worst %s %s: ",
 			loss_kind_name[k], w[k].count, nr, r->inst.label,
 			metric_name(w[k].m));
-		print_number(f, r->ms[COL_COW_CONTEXT].v[w[k].m]);
+		value(f, &r->ms[COL_COW_CONTEXT], w[k].m);
 		fputs(" against ", f);
-		print_number(f, r->ms[COL_ANON_VMA].v[w[k].m]);
+		value(f, &r->ms[COL_ANON_VMA], w[k].m);
 		if (isfinite(w[k].ratio))
 			fprintf(f, " (%.3gx)", w[k].ratio);
-		fprintf(f, ", %s\n", why);
+		if (loss_cause(w[k].m, r, &c))
+			fprintf(f, ", %s (%s)\n", c.brief, c.counters);
+		else
+			fprintf(f, ", no counter shows a cause\n");
 	}
 	if (more)
 		fprintf(f, " (report.md)\n");
 	if (!lines)
-		fprintf(f, "loses on no figure of any workload\n");
-}
-
-/* "12928 against 23368000 (0.055%)": a headline figure */
-static void figure(FILE *f, const char *what,
-		   const struct workload_result *r, int m)
-{
-	const struct metric_set *c = &r->ms[COL_COW_CONTEXT];
-	const struct metric_set *a = &r->ms[COL_ANON_VMA];
-
-	fprintf(f, "%s ", what);
-	print_number(f, c->v[m]);
-	if (!isnan(c->q1[m]))
-		fprintf(f, " [%.0f..%.0f]", c->q1[m], c->q3[m]);
-	fputs(" against ", f);
-	print_number(f, a->v[m]);
-	if (!isnan(a->q1[m]))
-		fprintf(f, " [%.0f..%.0f]", a->q1[m], a->q3[m]);
-}
-
-static void headline(FILE *f, const struct workload_result *res, int nr)
-{
-	const struct workload_result *z = NULL;
-	int i;
-
-	for (i = 0; i < nr && !z; i++)
-		if (!strcmp(res[i].inst.w->name, "zygote") &&
-		    !res[i].error[0] && !inst_param(&res[i].inst, "F") &&
-		    res[i].have[COL_COW_CONTEXT])
-			z = &res[i];
-	if (!z)
-		return;
-	fprintf(f, "zygote V=%ld N=%ld, cow_context against anon_vma: ",
-		inst_param(&z->inst, "V"), inst_param(&z->inst, "N"));
-	figure(f, "rmap bytes", z, M_BYTES);
-	figure(f, "; allocations per fork", z, M_FORK_ALLOCS);
-	figure(f, "; fork ns", z, M_FORK_NS);
-	figure(f, "; reclaim walk ns", z, M_WALK_NS);
-	fputc('\n', f);
+		fprintf(f, "loses on no figure of any workload beyond the noise\n");
+	if (noisy)
+		fprintf(f, "within the noise: %d more figures worse by over 10%% as shown, quartiles overlapping or too few samples; no cause given (report.md)\n",
+			noisy);
 }
 
 /* Any other columns: one line per workload, each column's key figures */
@@ -256,6 +235,8 @@ void print_verdict(FILE *f, const struct bench_opts *o,
 	} else if (o->nr_cols > 1) {
 		columns_summary(f, o, res, nr);
 	}
+	for (i = 0; i < nr; i++)
+		scenario_snapshot_note(f, &res[i].inst);
 	for (i = 0; i < o->nr_cols; i++)
 		fprintf(f, "%s%s", i ? " against " : "", col_name(o, i));
 	fprintf(f, ", %d workloads x %d replays (medians, [Q1..Q3] quartiles); report %s/report.md, whole table --full\n",

@@ -27,8 +27,8 @@ GUEST_MEM := 3G
 # split_huge_page_test's nine pagecache splits each write 4 MB a byte per
 # write(2), minutes apiece under TCG, for a skip on the guest's tmpfs: its
 # anonymous splits run under our own main (guest/split-anon.c).
-# Seconds each took on the ci kernel (GUEST-DIAG uptime spans; README,
-# the guest, has the runs): cow 50-99, mremap_test 16-28,
+# Seconds each took on the ci kernel (GUEST-DIAG uptime spans;
+# docs/guest.md has the runs): cow 50-99, mremap_test 16-28,
 # mremap_dontunmap 0.5, migration 40 (120 in full), uffd-unit-tests 90-181
 # (killed at 600 in full), ksm_functional_tests 45-78, madv_populate 1-2,
 # split_huge_page_test-anon 1.5-3.6 (killed at 600 in full),

@@ -67,13 +67,19 @@ echo "not a scenario" > "$tmp/rec/notes.txt"
 ok $? "bench --real runs" || diag_file "$tmp/err"
 row=$(grep '^| fork |' "$tmp/table")
 diag "$row"
-# | fork | statements | processes | VMAs | av bytes | share | ...
+# | fork | statements | measured after line | processes | VMAs | anon_vma
+# bytes | cow bytes | ...: the busiest point is the fork, and the child's
+# write after it adds no rmap object, so it is after that (line 7)
 field() { echo "$row" | awk -F' *\\| *' -v n="$1" '{ print $(n + 1) }'; }
-[ "$(field 2)" = 11 ] && [ "$(field 3)" = 2 ] && [ "$(field 4)" = 6 ]
-ok $? "statements, processes and the busiest moment's VMAs"
-# at the fork: 2 anon_vmas (104 B) and 3 chains (64 B)
-[ "$(field 5)" = $((2 * 104 + 3 * 64)) ]
-ok $? "anon_vma + anon_vma_chain bytes at that moment"
+[ "$(field 2)" = 11 ] && [ "$(field 3)" = 7 ] && [ "$(field 4)" = 2 ] &&
+	[ "$(field 5)" = 6 ]
+ok $? "statements, the busiest point's line, processes and its VMAs"
+# at the fork: 2 anon_vmas (104 B) and 3 chains (64 B), 24 B of fields
+# in each of the 6 VMAs; 2 contexts (128 B) and 16 B a VMA
+[ "$(field 6)" = "$((2 * 104 + 3 * 64 + 6 * 24)) ($((2 * 104 + 3 * 64)) + $((6 * 24)))" ]
+ok $? "anon_vma's rmap bytes at that moment: the total, objects + per-VMA fields"
+[ "$(field 7)" = "$((2 * 128 + 6 * 16)) ($((2 * 128)) + $((6 * 16)))" ]
+ok $? "the COW context's, counted the same way"
 [ "$(field 9)" = "1 / 1" ]
 ok $? "the walk finds each mapping at the first VMA it examines"
 # fork: anon_vma_fork()'s anon_vma and two chains; one COW context
@@ -129,17 +135,39 @@ ok $? "and does not refuse its exec, brk or mapping flags" ||
 	diag_file "$tmp/err"
 row=$(grep '^| rec |' "$tmp/onetable")
 diag "$row"
-[ "$(field 2)" = 14 ] && [ "$(field 3)" = 2 ] && [ "$(field 4)" = 8 ] &&
-	[ "$(field 5)" = $((2 * 104 + 3 * 64)) ] && [ "$(field 10)" = "3 / 1" ]
-ok $? "its row: statements, processes, VMAs, bytes, allocations per fork"
+[ "$(field 2)" = 14 ] && [ "$(field 3)" = 10 ] && [ "$(field 4)" = 2 ] &&
+	[ "$(field 5)" = 8 ] &&
+	[ "$(field 6)" = "$((2 * 104 + 3 * 64 + 8 * 24)) ($((2 * 104 + 3 * 64)) + $((8 * 24)))" ] &&
+	[ "$(field 10)" = "3 / 1" ]
+ok $? "its row: statements, busiest line, processes, VMAs, bytes, allocations per fork"
 echo "$row" | grep -q '| 2 of 2 points equal; end: model 0/0, kernel 0/0 |$'
 ok $? "its fidelity: both kernel counts met"
 "$COWCTX" bench --real "$tmp/one" --out "$tmp/onereport2" \
 	> "$tmp/dirtable" 2> "$tmp/err"
 [ "$(grep '^| rec |' "$tmp/dirtable")" = "$row" ]
 ok $? "the same row as bench --real DIR" || diag_file "$tmp/dirtable"
-grep -q '^## Real programs' "$tmp/onereport/report.md"
-ok $? "report.md has the real programs section"
+grep -q '^## Real programs' "$tmp/onereport/report.md" &&
+	grep -q "^Read from \`$tmp/one/rec.scn\`\.$" "$tmp/onereport/report.md" &&
+	! grep -q '(null)' "$tmp/onereport/report.md"
+ok $? "report.md has the real programs section, read from the file named" ||
+	diag_file "$tmp/onereport/report.md"
+
+# --json has the recordings' rows: the table's figures, by backend
+"$COWCTX" bench --tiny --json "$tmp/one/rec.scn" --out "$tmp/onereport3" \
+	> "$tmp/one.json" 2> "$tmp/err"
+perl -MJSON::PP -e '
+	my $j = decode_json(do { local $/; <STDIN> });
+	my $r = $j->{real_programs}[0] or exit 1;
+	exit !(@{$j->{workloads}} == 0 && $r->{name} eq "rec" &&
+	       $r->{statements} == 14 && $r->{snapshot_line} == 10 &&
+	       $r->{processes} == 2 && $r->{anon_vma}{vmas} == 8 &&
+	       $r->{anon_vma}{bytes} == 592 &&
+	       $r->{anon_vma}{object_bytes} == 400 &&
+	       $r->{cow_context}{bytes} == 384 &&
+	       $r->{fidelity}{points} == 2 && $r->{fidelity}{differences} == 0);
+' < "$tmp/one.json"
+ok $? "bench --json FILE.scn: the recording's row in real_programs" ||
+	diag_file "$tmp/one.json"
 
 # refused by the model: FILE:LINE on stderr, exit 2, no report made
 printf 'proc P\nP exec\nP touch 0x555500000000 4K write\n' \
