@@ -547,7 +547,6 @@ static void model_error_name(const char *msg, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-
 /*
  * The model refused a statement: the kernel must refuse the same one,
  * with the same error. 2 when it does (bad input, agreed) and all
