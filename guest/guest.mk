@@ -246,7 +246,9 @@ guest-check: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
 	GUEST_TESTS="$(GUEST_TESTS)" GUEST_APPEND="$(GUEST_APPEND)" \
 	GUEST_MIN_WALKS=$(GUEST_MIN_WALKS) \
 	GUEST_TIMES=$(abspath $(GUEST_TIMES)) \
+	GUEST_SRC=$(abspath $(GUEST_SRC)) \
 		prove -v guest/parse-log.t guest/selftests-tab.t \
+			 guest/vma-userland.t \
 			 guest/guest-broken.t guest/guest.t
 
 # A git tree for writing the series: the pristine tarball committed (with
