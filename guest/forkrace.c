@@ -14,7 +14,8 @@
  *
  * The parent has a region of NR_PAGES at a high address and NR_LOW
  * single-page VMAs below it, which dup_mmap() copies first, to keep the
- * window open. A thread writes the region's pages round and round; the
+ * window open (some of them MADV_DONTFORK and MADV_WIPEONFORK, which
+ * dup_mmap() drops from the child's tree or copies without pages). A thread writes the region's pages round and round; the
  * main thread empties the region (MADV_DONTNEED) and forks, NR_FORKS
  * times; each child walks every page it has of the region through
  * page_idle, which compares both reverse maps, and exits. The thread
@@ -99,7 +100,13 @@ static int child_walks(void)
 	return 0;
 }
 
-/* NR_LOW one-page VMAs with a hole after each, below the region */
+/*
+ * NR_LOW one-page VMAs with a hole after each, below the region. Every
+ * 8th is MADV_DONTFORK and every 8th (the next) MADV_WIPEONFORK: the
+ * child's copy of the tree, out of RCU mode while dup_mmap() fills it,
+ * then loses entries as the fork goes (the DONTFORK ones are removed
+ * from it), while walks of the parent's folios reach the child's VMAs.
+ */
 static int map_low(void)
 {
 	long i;
@@ -113,6 +120,9 @@ static int map_low(void)
 		if (p == MAP_FAILED)
 			return -1;
 		*p = 1;
+		if ((i % 8 == 0 && madvise(p, page_size, MADV_DONTFORK)) ||
+		    (i % 8 == 1 && madvise(p, page_size, MADV_WIPEONFORK)))
+			return -1;
 	}
 	return 0;
 }

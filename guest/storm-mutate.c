@@ -5,8 +5,11 @@
  * descendant mutate their copy: move chunks between the halves (mremap,
  * so folios are mapped at other offsets than they were faulted at),
  * mprotect them (VMA split and merge), write (COW), zap and refault,
- * fork again, and exit. Every mapping stays inside the arena, which is
- * what the walkers read through pagemap.
+ * mark them MADV_DONTFORK or MADV_WIPEONFORK (a fork then drops the
+ * chunk from the child's tree, or copies it without its pages, while
+ * walkers reach the child's VMAs), fork again, and exit. Every mapping
+ * stays inside the arena, which is what the walkers read through
+ * pagemap.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,11 +31,15 @@
 #define MAX_DEPTH	2
 #define OPS_PER_PROC	64
 
+/* How a chunk's VMA is advised to fork */
+enum fork_advice { FORK_COPY, FORK_DONT, FORK_WIPE };
+
 struct arena {
 	char *base;
 	size_t half;
 	size_t chunk;
 	unsigned char moved[NR_CHUNKS];	/* 1: chunk lives in the 2nd half */
+	unsigned char advice[NR_CHUNKS];	/* enum fork_advice */
 	int depth;
 	unsigned int seed;
 	int slot;
@@ -119,7 +126,47 @@ static int remap_chunk(struct arena *a, int i)
 	if (mmap(p, a->chunk, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 		return -1;
+	a->advice[i] = FORK_COPY;
 	touch(a, i, 1);
+	return 0;
+}
+
+/* The next advice for the chunk's VMA: don't fork, wipe, back to copy */
+static int advise_chunk(struct arena *a, int i)
+{
+	static const int advice[][2] = {
+		[FORK_COPY] = { MADV_DOFORK, MADV_KEEPONFORK },
+		[FORK_DONT] = { MADV_DONTFORK, MADV_KEEPONFORK },
+		[FORK_WIPE] = { MADV_DOFORK, MADV_WIPEONFORK },
+	};
+	int next = (a->advice[i] + 1) % 3;
+	char *p = chunk_addr(a, i);
+
+	if (madvise(p, a->chunk, advice[next][0]) ||
+	    madvise(p, a->chunk, advice[next][1]))
+		return -1;
+	a->advice[i] = next;
+	return 0;
+}
+
+/*
+ * In a child: the chunks its fork did not copy are mapped afresh where
+ * they were (and then no longer advised), so that every chunk is there
+ * to mutate, as the walkers expect of the arena.
+ */
+static int refill_dontfork(struct arena *a)
+{
+	int i;
+
+	for (i = 0; i < NR_CHUNKS; i++) {
+		if (a->advice[i] != FORK_DONT)
+			continue;
+		if (mmap(chunk_addr(a, i), a->chunk, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			 -1, 0) == MAP_FAILED)
+			return -1;
+		a->advice[i] = FORK_COPY;
+	}
 	return 0;
 }
 
@@ -132,6 +179,8 @@ static pid_t spawn(struct arena *a)
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (refill_dontfork(a))
+		storm_error(STORM_MUTATE, "mmap after MADV_DONTFORK", errno);
 	a->depth++;
 	a->seed = a->seed * 31 + getpid();
 	a->slot = slot_claim(a);
@@ -151,7 +200,7 @@ static void mutate(struct arena *a)
 		const char *what = NULL;
 
 		i = storm_rand(&a->seed, NR_CHUNKS);
-		switch (storm_rand(&a->seed, 8)) {
+		switch (storm_rand(&a->seed, 9)) {
 		case 0:
 		case 1:
 			touch(a, i, 1);
@@ -174,6 +223,10 @@ static void mutate(struct arena *a)
 		case 6:
 			if (remap_chunk(a, i))
 				what = "munmap/mmap";
+			break;
+		case 8:
+			if (advise_chunk(a, i))
+				what = "madvise(DONTFORK/WIPEONFORK)";
 			break;
 		case 7:
 			if (a->depth >= MAX_DEPTH)
