@@ -64,6 +64,15 @@ if [ $? = 77 ]; then
 	opts="$opts --no-trace"
 	echo "# corpus: anon_vma objects not counted (--no-trace): $(tail -1 "$tmp/err")"
 fi
+# The generated scenarios are made valid for this kernel's zero page,
+# which the judge probes and reports
+zero_page=$("$cowctx" kernel $opts "$tmp/probe.scn" 2> "$tmp/err" |
+	    sed -n 's/^kernel and model: zero_page=\([a-z]*\) (probed)$/\1/p')
+if [ -z "$zero_page" ]; then
+	echo "not ok - the judge's zero-page probe: $(tail -1 "$tmp/err")"
+	exit 1
+fi
+echo "# corpus: this kernel is zero_page=$zero_page"
 
 # Centiseconds of uptime, without a process: TCG makes each one dear.
 now_cs() {
@@ -175,7 +184,8 @@ corpus_run=$run
 corpus_secs=$(($(cut -d. -f1 /proc/uptime) - t0))
 seed=1
 while [ $seed -le "$seeds" ]; do
-	if ! "$cowctx" gen --seed $seed > "$tmp/seed-$seed.scn"; then
+	if ! "$cowctx" gen --seed $seed --zero-page=$zero_page \
+		> "$tmp/seed-$seed.scn"; then
 		failed=$((failed + 1))
 		echo "not ok - cowctx gen --seed $seed failed"
 	else

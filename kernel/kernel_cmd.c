@@ -194,13 +194,12 @@ int cmd_kernel(int argc, char **argv)
 			}
 			break;
 		case 'z':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+			if (scenario_zero_page_parse(optarg,
+						     &o.model_zero_page)) {
 				fprintf(stderr, "cowctx kernel: bad --model-zero-page '%s' (on or off)\n",
 					optarg);
 				return 2;
 			}
-			o.model_zero_page = strcmp(optarg, "on") ?
-					    SCN_ZERO_PAGE_OFF : SCN_ZERO_PAGE_ON;
 			break;
 		case 'i':
 			o.idle_walks = true;

@@ -463,6 +463,12 @@ static void gen_exit(struct gen *g, struct gen_proc *p)
 
 int scenario_gen(unsigned long seed, int ops, FILE *out)
 {
+	return scenario_gen_mode(seed, ops, false, out);
+}
+
+int scenario_gen_mode(unsigned long seed, int ops, bool forbids_zero_page,
+		      FILE *out)
+{
 	struct gen g = { .rng = seed * 0x9E3779B97F4A7C15ULL + 1, .out = out };
 	const struct rmap_ops *shadow;
 	int i, err = 0;
@@ -475,7 +481,11 @@ int scenario_gen(unsigned long seed, int ops, FILE *out)
 	g.m = model_create(shadow ? shadow : &scan_rmap_ops);
 	if (!g.m)
 		return -ENOMEM;
-	fprintf(out, "# cowctx gen --seed %lu --ops %d\n", seed, ops);
+	g.m->forbids_zero_page = forbids_zero_page;
+	fprintf(out, "# cowctx gen --seed %lu --ops %d%s\n", seed, ops,
+		forbids_zero_page ? " --zero-page=off" : "");
+	if (forbids_zero_page)
+		fprintf(out, "kernel zero_page=off\n");
 	for (i = 0; i < ops && !err; i++) {
 		struct gen_proc *p;
 		unsigned long r;

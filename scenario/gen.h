@@ -3,6 +3,7 @@
 #ifndef COWCTX_GEN_H
 #define COWCTX_GEN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -12,5 +13,13 @@
  * Returns 0, or -ENOMEM.
  */
 int scenario_gen(unsigned long seed, int ops, FILE *out);
+/*
+ * The same for a kernel without the shared zero page when
+ * @forbids_zero_page (the text then starts with `kernel zero_page=off`,
+ * and is valid there: reads give VMAs anonymous state, so merges and
+ * remaps go other ways).
+ */
+int scenario_gen_mode(unsigned long seed, int ops, bool forbids_zero_page,
+		      FILE *out);
 
 #endif /* COWCTX_GEN_H */

@@ -404,11 +404,7 @@ static int parse_kernel(struct parser *p, struct scenario *sc)
 		if (sc->zero_page_line)
 			return perr(p, "zero_page already stated at line %d",
 				    sc->zero_page_line);
-		if (!strcmp(s + 10, "on"))
-			sc->zero_page = SCN_ZERO_PAGE_ON;
-		else if (!strcmp(s + 10, "off"))
-			sc->zero_page = SCN_ZERO_PAGE_OFF;
-		else
+		if (scenario_zero_page_parse(s + 10, &sc->zero_page))
 			return perr(p, "bad zero_page '%s' (on or off)",
 				    s + 10);
 		sc->zero_page_line = p->line;
@@ -741,6 +737,17 @@ void scenario_free(struct scenario *sc)
 const char *scenario_zero_page_name(enum scn_zero_page mode)
 {
 	return mode == SCN_ZERO_PAGE_OFF ? "off" : "on";
+}
+
+int scenario_zero_page_parse(const char *s, enum scn_zero_page *mode)
+{
+	if (!strcmp(s, "on"))
+		*mode = SCN_ZERO_PAGE_ON;
+	else if (!strcmp(s, "off"))
+		*mode = SCN_ZERO_PAGE_OFF;
+	else
+		return -1;
+	return 0;
 }
 
 int scenario_set_zero_page(struct scenario *sc, enum scn_zero_page mode,

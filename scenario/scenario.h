@@ -102,6 +102,8 @@ int scenario_set_zero_page(struct scenario *sc, enum scn_zero_page mode,
 			   const char *who, FILE *err);
 /* "on" or "off" (stock when unstated) */
 const char *scenario_zero_page_name(enum scn_zero_page mode);
+/* "on" or "off" (a command line's) into *@mode: 0, or -1 for anything else */
+int scenario_zero_page_parse(const char *s, enum scn_zero_page *mode);
 /* Set @m's zero-page mode from @sc (stock when unstated) */
 struct model;
 void scenario_apply_zero_page(const struct scenario *sc, struct model *m);

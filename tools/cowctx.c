@@ -73,11 +73,13 @@ static void usage_run(FILE *f)
 static void usage_gen(FILE *f)
 {
 	fprintf(f,
-		"usage: cowctx gen --seed N [--ops K]\n"
+		"usage: cowctx gen --seed N [--ops K] [--zero-page=on|off]\n"
 		"\n"
 		"Writes a random valid scenario to stdout: a fork tree using every\n"
 		"statement, COW faults, remaps and exits. The same N gives the same\n"
-		"scenario. K is the number of statements to draw (default 60).\n");
+		"scenario. K is the number of statements to draw (default 60).\n"
+		"--zero-page=off makes it valid on a kernel without the shared zero\n"
+		"page, and says so in its first statement (`kernel zero_page=off`).\n");
 }
 
 /* One backend's run of one scenario */
@@ -272,13 +274,11 @@ static int cmd_run(int argc, char **argv)
 			strict = !strcmp(optarg, "strict");
 			break;
 		case 'z':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+			if (scenario_zero_page_parse(optarg, &zero_page)) {
 				fprintf(stderr, "cowctx run: bad --zero-page '%s' (on or off)\n",
 					optarg);
 				return 2;
 			}
-			zero_page = strcmp(optarg, "on") ? SCN_ZERO_PAGE_OFF :
-							   SCN_ZERO_PAGE_ON;
 			break;
 		case 'h':
 			usage_run(stdout);
@@ -352,9 +352,11 @@ static int cmd_gen(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "seed", required_argument, NULL, 's' },
 		{ "ops", required_argument, NULL, 'o' },
+		{ "zero-page", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum scn_zero_page zero_page = SCN_ZERO_PAGE_ON;
 	unsigned long seed = 0, ops = 60;
 	bool have_seed = false;
 	int c;
@@ -376,6 +378,13 @@ static int cmd_gen(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'z':
+			if (scenario_zero_page_parse(optarg, &zero_page)) {
+				fprintf(stderr, "cowctx gen: bad --zero-page '%s' (on or off)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage_gen(stdout);
 			return 0;
@@ -388,7 +397,8 @@ static int cmd_gen(int argc, char **argv)
 		usage_gen(stderr);
 		return 2;
 	}
-	if (scenario_gen(seed, (int)ops, stdout)) {
+	if (scenario_gen_mode(seed, (int)ops, zero_page == SCN_ZERO_PAGE_OFF,
+			      stdout)) {
 		fprintf(stderr, "cowctx gen: out of memory\n");
 		return 2;
 	}

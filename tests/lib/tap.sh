@@ -15,9 +15,10 @@
 #			one value of `cowctx run --json` output in FILE:
 #			PATH is dot-separated keys below the backend
 #			(walk.vmas_examined); "missing" if absent
-#   seed_test SEED OPS WHAT
-#			one test: `cowctx gen --seed SEED --ops OPS` run on
-#			every backend passes (WHAT says what that proves)
+#   seed_test SEED OPS WHAT [OPTION...]
+#			one test: `cowctx gen --seed SEED --ops OPS [OPTION...]`
+#			run on every backend passes (WHAT says what that
+#			proves)
 #
 # $tap_n is the number of the last test, $tap_failed how many failed.
 
@@ -68,14 +69,18 @@ figure() {
 }
 
 seed_test() {
-	if ! "$COWCTX" gen --seed "$1" --ops "$2" > "$tmp/s.scn" 2> "$tmp/err"
+	local seed=$1 ops=$2 what=$3
+
+	shift 3
+	if ! "$COWCTX" gen --seed "$seed" --ops "$ops" "$@" > "$tmp/s.scn" \
+		2> "$tmp/err"
 	then
-		ok 1 "gen --seed $1 --ops $2 failed"
+		ok 1 "gen --seed $seed --ops $ops $* failed"
 		diag_file "$tmp/err"
 		return 1
 	fi
 	"$COWCTX" run "$tmp/s.scn" > "$tmp/out" 2>&1
-	ok $? "seed $1 ($2 ops): $3" || diag_file "$tmp/out" 20
+	ok $? "seed $seed ($ops ops): $what" || diag_file "$tmp/out" 20
 }
 
 tap_setup() {
