@@ -61,7 +61,6 @@ struct judge {
 	bool failed;		/* the run itself failed: res->why */
 	struct model *m;
 	long nofile;		/* RLIMIT_NOFILE, raised; -1 unknown */
-	int max_map_count;	/* vm.max_map_count less the agents' VMAs */
 };
 
 static volatile sig_atomic_t caught_signal;
@@ -147,26 +146,6 @@ static const struct stmt *first_use(struct judge *j, const char *name)
 	return NULL;
 }
 
-/* Can this process see real PFNs in its own pagemap? */
-static bool pfns_visible(void)
-{
-	char *page = aligned_alloc(4096, 4096);
-	uint64_t e = 0;
-	int fd;
-
-	if (!page)
-		return false;
-	page[0] = 1;
-	fd = proc_pagemap_open(getpid());
-	if (fd >= 0) {
-		if (proc_pagemap_read(fd, (unsigned long)page, 1, &e))
-			e = 0;
-		close(fd);
-	}
-	free(page);
-	return (e & PM_PRESENT) && (e & PM_PFN_MASK);
-}
-
 static int preflight(struct judge *j)
 {
 	int err;
@@ -185,11 +164,10 @@ static int preflight(struct judge *j)
 		    strerror(-err));
 		return KERNEL_EXIT_SKIP;
 	}
-	if (!pfns_visible()) {
-		why(j, "/proc/PID/pagemap hides PFNs here");
-		return KERNEL_EXIT_SKIP;
-	}
-	/* the kernel's behaviour is an input, never an assumption */
+	/*
+	 * The kernel's behaviour is an input, never an assumption; the
+	 * probe's page also shows whether pagemap hides PFNs here
+	 */
 	j->res->zero_page = kzero_page_probe(j->res->why,
 					     sizeof(j->res->why));
 	if (j->res->zero_page == SCN_ZERO_PAGE_UNSTATED)
@@ -676,9 +654,6 @@ static int judge(struct judge *j)
 	ret = check_ranges(j);
 	if (ret)
 		return ret;
-	sysctl = klimit_max_map_count();
-	j->max_map_count = (sysctl > 0 ? sysctl : DEFAULT_MAX_MAP_COUNT) -
-			   krunner_own_vmas(&j->real);
 	if (krunner_open_files(&j->real, j->files.names, j->files.nr)) {
 		const struct stmt *st = j->real.nr_files < j->files.nr ?
 			first_use(j, j->files.names[j->real.nr_files]) : NULL;
@@ -706,7 +681,9 @@ static int judge(struct judge *j)
 	}
 	j->m->skip_cow_nth = j->o->skip_cow;
 	/* the kernel counts the agents' own VMAs too: the model cannot */
-	j->m->max_map_count = j->max_map_count;
+	sysctl = klimit_max_map_count();
+	j->m->max_map_count = (sysctl > 0 ? sysctl : DEFAULT_MAX_MAP_COUNT) -
+			      krunner_own_vmas(&j->real);
 	err = open_memstream(&msg, &msglen);
 	if (!err) {
 		why(j, "out of memory");

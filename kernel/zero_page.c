@@ -17,7 +17,8 @@ enum scn_zero_page kzero_page_decide(uint64_t pm, uint64_t kflags,
 		return SCN_ZERO_PAGE_UNSTATED;
 	}
 	if (!(pm & PM_PFN_MASK)) {
-		snprintf(why, whylen, "zero-page probe: /proc/PID/pagemap hides PFNs here");
+		/* as the judge has always said it */
+		snprintf(why, whylen, "/proc/PID/pagemap hides PFNs here");
 		return SCN_ZERO_PAGE_UNSTATED;
 	}
 	if (kflags & (1ULL << KPF_ZERO_PAGE))

@@ -216,6 +216,15 @@ static int want_args(struct parser *p, int min, int max, const char *usage)
 	return 0;
 }
 
+/* "P VERB ADDR LEN ...": exactly @nargs words, ADDR and LEN page aligned */
+static int parse_range(struct parser *p, int nargs, const char *usage,
+		       struct stmt *st)
+{
+	return want_args(p, nargs, nargs, usage) ||
+	       parse_aligned(p, p->tok[2], "address", &st->addr) ||
+	       parse_aligned(p, p->tok[3], "length", &st->len) ? -1 : 0;
+}
+
 static int parse_mapping(struct parser *p, const char *s, struct stmt *st)
 {
 	const char *colon;
@@ -464,21 +473,15 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 			return -1;
 	} else if (!strcmp(verb, "mseal")) {
 		st->kind = STMT_MSEAL;
-		if (want_args(p, 4, 4, "P mseal ADDR LEN") ||
-		    parse_aligned(p, p->tok[2], "address", &st->addr) ||
-		    parse_aligned(p, p->tok[3], "length", &st->len))
+		if (parse_range(p, 4, "P mseal ADDR LEN", st))
 			return -1;
 	} else if (!strcmp(verb, "munmap")) {
 		st->kind = STMT_MUNMAP;
-		if (want_args(p, 4, 4, "P munmap ADDR LEN") ||
-		    parse_aligned(p, p->tok[2], "address", &st->addr) ||
-		    parse_aligned(p, p->tok[3], "length", &st->len))
+		if (parse_range(p, 4, "P munmap ADDR LEN", st))
 			return -1;
 	} else if (!strcmp(verb, "mprotect")) {
 		st->kind = STMT_MPROTECT;
-		if (want_args(p, 5, 5, "P mprotect ADDR LEN PROT") ||
-		    parse_aligned(p, p->tok[2], "address", &st->addr) ||
-		    parse_aligned(p, p->tok[3], "length", &st->len) ||
+		if (parse_range(p, 5, "P mprotect ADDR LEN PROT", st) ||
 		    parse_prot(p, p->tok[4], &st->prot))
 			return -1;
 	} else if (!strcmp(verb, "mremap")) {
@@ -512,9 +515,7 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 		size_t a;
 
 		st->kind = STMT_MADVISE;
-		if (want_args(p, 5, 5, "P madvise ADDR LEN ADVICE") ||
-		    parse_aligned(p, p->tok[2], "address", &st->addr) ||
-		    parse_aligned(p, p->tok[3], "length", &st->len))
+		if (parse_range(p, 5, "P madvise ADDR LEN ADVICE", st))
 			return -1;
 		for (a = 0; a < sizeof(advices) / sizeof(advices[0]); a++)
 			if (!strcmp(p->tok[4], advices[a].name))
@@ -525,9 +526,7 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 		st->advice = advices[a].advice;
 	} else if (!strcmp(verb, "touch")) {
 		st->kind = STMT_TOUCH;
-		if (want_args(p, 5, 5, "P touch ADDR LEN read|write") ||
-		    parse_aligned(p, p->tok[2], "address", &st->addr) ||
-		    parse_aligned(p, p->tok[3], "length", &st->len))
+		if (parse_range(p, 5, "P touch ADDR LEN read|write", st))
 			return -1;
 		if (!strcmp(p->tok[4], "write"))
 			st->write = true;
@@ -566,11 +565,15 @@ static int parse_stmt(struct parser *p, struct stmt *st)
 static int note_unreplayed(struct scenario *sc, const char *line, int nr)
 {
 	static const char tail[] = "not in the language";
-	size_t len = strcspn(line, "\r\n"), tl = sizeof(tail) - 1;
 	const char *s = line + strspn(line, " \t");
+	size_t len, tl = sizeof(tail) - 1;
 	int k = sc->nr_unreplayed;
 
-	if (*s != '#' || len < tl || strncmp(line + len - tl, tail, tl))
+	/* statements, the most of any file, are not scanned again */
+	if (*s != '#')
+		return 0;
+	len = strcspn(line, "\r\n");
+	if (len < tl || strncmp(line + len - tl, tail, tl))
 		return 0;
 	sc->nr_unreplayed++;
 	if (k >= SCN_UNREPLAYED_KEEP)
