@@ -193,7 +193,7 @@ help:
 	@echo '                 else name it'
 	@echo '  clean          remove the build directories named below'
 	@echo '  help           this text'
-	@echo '  guest-check    the patched 6.12 kernel (patches/) under QEMU'
+	@echo '  guest-check    the patched 7.3 kernel (patches/) under QEMU'
 	@echo '                 with cow_context=shadow: mm selftests,'
 	@echo '                 cowctx-walks, cowctx-storm. Default: the debug'
 	@echo '                 configuration with KASAN (over an hour from'

@@ -5,7 +5,8 @@
 # copies of the series last applied, which is reversed first (last patch
 # first), so that only the files the series touches change. Every patch is
 # dry-run before it is applied: a patch that does not apply leaves the tree
-# as the previous patches left it and says which one failed.
+# as the previous patches left it and says which one failed. Fuzz is 0: a
+# hunk whose context moved must not land in another function.
 set -eu
 tree=$1
 applied=$2
@@ -28,7 +29,7 @@ fi
 if [ -d "$applied" ]; then
 	for p in $(ls "$applied" | sort -r); do
 		if ! patch -d "$tree" -p1 -R -s -f --dry-run < "$applied/$p" >/dev/null; then
-			echo "guest: cannot reverse $p in $tree; remove $(dirname "$tree")/extract.stamp to re-extract" >&2
+			echo "guest: cannot reverse $p in $tree; remove $(dirname "$tree")/extract-*.stamp to re-extract" >&2
 			exit 1
 		fi
 		patch -d "$tree" -p1 -R -s -f < "$applied/$p"
@@ -37,12 +38,12 @@ if [ -d "$applied" ]; then
 fi
 mkdir -p "$applied"
 for p in "$@"; do
-	if ! patch -d "$tree" -p1 -N -s -f --dry-run < "$p" > "$applied/.dry-run.out" 2>&1; then
+	if ! patch -d "$tree" -p1 -N -s -f -F0 --dry-run < "$p" > "$applied/.dry-run.out" 2>&1; then
 		sed 's/^/  /' "$applied/.dry-run.out" >&2
 		echo "$p:1: does not apply to $tree after the patches before it" >&2
 		exit 1
 	fi
-	patch -d "$tree" -p1 -N -s -f < "$p"
+	patch -d "$tree" -p1 -N -s -f -F0 < "$p"
 	cp "$p" "$applied/"
 done
 rm -f "$applied/.dry-run.out"

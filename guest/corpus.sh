@@ -15,13 +15,12 @@
 # zero_page=`, exit 77), is skipped and counted with its reason. Otherwise the judge must agree (exit 0), or,
 # for an error scenario (err-*, or an "# expect-error: LINE" header),
 # kernel and model must both refuse it (exit 2) at the line named.
-# The model follows Linux 6.18 and the guest runs 6.12: a scenario
-# listed in guest/corpus-known-6.12 may differ from the model (exit 1)
+# The model follows Linux 6.18 and the guest runs 7.3: a scenario
+# listed in guest/corpus-known-7.3 may differ from the model (exit 1)
 # without failing; it is counted, and its reason and first difference are
 # printed. Any other difference fails.
 # Generated scenarios use fixed seeds, 1 to CORPUS_SEEDS, so every run
-# is the same. The guest kernel has no tracefs (CONFIG_FTRACE is off),
-# so anon_vma objects are not counted there (--no-trace) and says so.
+# is the same. anon_vma objects are not counted (--no-trace; below, why).
 #
 # Exit 0 when every scenario run passed, at least one walk was forced,
 # every forced walk was confirmed and the shadow check counted at least
@@ -32,8 +31,8 @@ cowctx=$here/cowctx
 . "$here/tests/lib/expect.sh" || exit 1
 seeds=${CORPUS_SEEDS:-10}
 tmp=/tmp/cowctx-corpus
-# The model follows Linux 6.18 (README, "Which Linux"); the guest runs 6.12.
-known_list=$here/guest/corpus-known-6.12
+# The model follows Linux 6.18 (README, "Which Linux"); the guest runs 7.3.
+known_list=$here/guest/corpus-known-7.3
 bitmap=/sys/kernel/mm/page_idle/bitmap
 
 if [ ! -w "$bitmap" ]; then
@@ -53,17 +52,18 @@ mkdir -p "$tmp" || exit 1
 if [ -w /sys/kernel/mm/ksm/run ]; then
 	echo 0 > /sys/kernel/mm/ksm/run || exit 1
 fi
-# The anon_vma object counts need tracefs kmem events, which the guest's
-# tinyconfig kernel lacks: one probe says whether this kernel has them,
-# and why not, rather than every scenario failing on it.
-opts=--idle-walks
+# anon_vma objects are not counted here (--no-trace), though the 7.3
+# kernel with PROVE_LOCKING has tracefs events: the judge turns kmem
+# events and its pid filter on and off around every scenario, and each
+# turn live-patches the kernel's text (static keys and calls, int3 first).
+# Under TCG with three vCPUs one run of two on 2026-12-06 died of it: an
+# "Oops: int3" in __schedule() at the sched_switch tracepoint's call site,
+# in the middle of the corpus. Layouts and sharing are what the guest
+# judges; object counts are judged against the host's kernel (tests/*.t).
+opts="--idle-walks --no-trace"
+echo "# corpus: anon_vma objects not counted (--no-trace): tracing is not turned on and off under TCG"
 printf 'proc P\nP mmap 0x100000000000 4K rw\nP touch 0x100000000000 4K write\n' \
 	> "$tmp/probe.scn"
-"$cowctx" kernel "$tmp/probe.scn" > "$tmp/out" 2> "$tmp/err"
-if [ $? = 77 ]; then
-	opts="$opts --no-trace"
-	echo "# corpus: anon_vma objects not counted (--no-trace): $(tail -1 "$tmp/err")"
-fi
 # The generated scenarios are made valid for this kernel's zero page,
 # which the judge probes and reports
 zero_page=$("$cowctx" kernel $opts "$tmp/probe.scn" 2> "$tmp/err" |
@@ -205,7 +205,7 @@ if [ -n "$noshadow" ] || [ -z "$shadow_seen" ]; then
 else
 	walks="shadow check $shadow walks, $mismatches mismatches"
 fi
-echo "# corpus: $run scenarios run ($corpus_run corpus, $((run - corpus_run)) generated; the corpus took $corpus_secs s), $skipped skipped, $failed failed, $known known differences from 6.12, $todos TODO; walks forced $forced, confirmed $confirmed ($retried checks retried); $walks; $((t1 - t0)) s"
+echo "# corpus: $run scenarios run ($corpus_run corpus, $((run - corpus_run)) generated; the corpus took $corpus_secs s), $skipped skipped, $failed failed, $known known differences of 7.3 from the model, $todos TODO; walks forced $forced, confirmed $confirmed ($retried checks retried); $walks; $((t1 - t0)) s"
 status=0
 if [ $failed != 0 ]; then
 	echo "not ok - $failed scenarios failed"

@@ -22,4 +22,5 @@ rc=$?
 took=$(( $(date +%s) - t0 ))
 [ -n "${GUEST_TIMES:-}" ] && echo "boot+run $took" >> "$GUEST_TIMES"
 echo "# qemu exit status $rc after $took s; console in $GUEST_LOG"
+[ -r "${GUEST_SOURCE:-}" ] && echo "# kernel built from $(cat "$GUEST_SOURCE")"
 "$dir/parse-log" $shadow "$GUEST_LOG"

@@ -27,6 +27,9 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
+# shm_open(), which rmap's selftest uses for its shared-memory case
+mkdir -p /dev/shm
+mount -t tmpfs tmpfs /dev/shm
 
 # One address-space layout in every run, so that a run repeats:
 # mremap_test's case 15 maps a 40 MB preamble below a destination of
@@ -62,6 +65,13 @@ shadow_stats() {
 	for f in /sys/kernel/debug/cow_context/*; do
 		echo "GUEST-STAT $(basename "$f") $(cat "$f")"
 	done
+	# the processes with an address space, beside remap_entries_live:
+	# every exec'd stack that relocate_vma_down() moved is an entry
+	n=0
+	for p in /proc/[0-9]*; do
+		[ -n "$(head -c1 "$p/maps" 2> /dev/null)" ] && n=$((n + 1))
+	done
+	echo "GUEST-STAT user_processes $n"
 }
 
 # The runs of test $1, one "LIMIT [ARGUMENT...]" line each: its lines in
@@ -88,7 +98,7 @@ for t in $tests; do
 		set +f
 		e=$(cut -d' ' -f1 /proc/uptime)
 		echo "GUEST-DIAG $t${args:+ $args}: rc=$rc, $s..$e s guest uptime (limit $tmo s)"
-		grep -E '^# Totals|^not ok|^Testing |Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child|corpus|generations|forkrace)' \
+		grep -E '^# Totals|^not ok|^ok .*folio_refs back|^Testing |Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child|corpus|generations|forkrace)' \
 			"/tmp/$t.out" | grep -v '^# corpus: [0-9]' | head -40 |
 			sed "s/^/GUEST-DIAG $t: /"
 		# a summary comes last and must survive the cut above

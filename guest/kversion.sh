@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Usage: kversion.sh TREE X.Y.Z
-# Fails unless the extracted tree's top Makefile says version X.Y.Z: the
-# package version is checked before extraction, this checks what came out.
+# Usage: kversion.sh TREE X.Y
+# Fails unless the extracted tree's top Makefile says version X.Y.Z for
+# some point release Z: the series is for one stable series, and which
+# point release it was applied to is recorded by guest.mk.
 set -eu
 tree=$1
 want=$2
@@ -14,7 +15,10 @@ fi
 v=$(sed -n 's/^VERSION = //p' "$mk" | head -1)
 p=$(sed -n 's/^PATCHLEVEL = //p' "$mk" | head -1)
 s=$(sed -n 's/^SUBLEVEL = //p' "$mk" | head -1)
-if [ "$v.$p.$s" != "$want" ]; then
-	echo "$mk:1: the tree is Linux $v.$p.$s; the patches are for $want" >&2
+case $s in
+'' | *[!0-9]*) s=unknown ;;
+esac
+if [ "$v.$p" != "$want" ] || [ "$s" = unknown ]; then
+	echo "$mk:1: the tree is Linux $v.$p.$s; the patches are for $want.x" >&2
 	exit 1
 fi

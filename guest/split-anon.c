@@ -2,42 +2,89 @@
 /*
  * split_huge_page_test without its pagecache splits: the kernel's own test,
  * compiled from the extracted tree, under a main of ours that runs the THP
- * splits it makes first (zero-filled, PMD-mapped and PTE-mapped anonymous
- * THPs, then one file THP on a huge=always tmpfs, which costs one write).
+ * splits it makes first (zero-filled, PMD-mapped anonymous THPs split to
+ * every order the test takes, PTE-mapped anonymous THPs, then one file THP
+ * on a huge=always tmpfs, which costs one write), and then checks that the
+ * splits left no folio reference behind.
  *
- * The test has no option to leave anything out, and the nine pagecache
- * splits after those each write a 4 MB file one byte per write(2): under
- * TCG that is minutes apiece, and on the guest's tmpfs each ends in a skip
- * (no large pagecache folio) with no anonymous folio ever made. The
- * anonymous splits are what cow_context=shadow checks: a split unmaps and
- * remaps the folio through its rmap.
+ * The test has no option to leave anything out, and the pagecache splits
+ * after those write their files a byte per write(2): under TCG that is
+ * minutes apiece, and on the guest's tmpfs each ends in a skip (no large
+ * pagecache folio) with no anonymous folio ever made. The anonymous splits
+ * are what cow_context=shadow checks: a split unmaps and remaps the folio
+ * through its rmap, and gives each new folio, of any order, the context.
+ *
+ * The last test line is ours: debugfs cow_context/folio_refs (folios
+ * pointing at a context) must come back to what it was before the splits,
+ * since every buffer split is freed. A split that gave a context to pages
+ * that stay tails of a new folio of order above 0 would leave one
+ * reference per such page, which the free of the folio's head never drops.
  */
-/* The kernel builds its test without -Wextra; one parameter is unused. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
+/* guest.mk compiles the kernel's sources with the warnings it gives them */
 #define main split_huge_page_test_main
 #include "split_huge_page_test.c"
 #undef main
-#pragma GCC diagnostic pop
+
+#define FOLIO_REFS "/sys/kernel/debug/cow_context/folio_refs"
+/* Other processes (init's shell) may map or free a few meanwhile */
+#define FOLIO_REFS_SLACK 64
+
+static long folio_refs(void)
+{
+	FILE *f = fopen(FOLIO_REFS, "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
 
 int main(void)
 {
+	long before, after;
+	unsigned int i;
+
 	ksft_print_header();
 	/* The splits are asked for through debugfs. */
 	if (geteuid() != 0)
 		ksft_exit_skip("needs root\n");
-	ksft_set_plan(3);
 
 	pagesize = getpagesize();
 	pageshift = ffs(pagesize) - 1;
 	pmd_pagesize = read_pmd_pagesize();
 	if (!pmd_pagesize)
 		ksft_exit_fail_msg("no PMD page size: is THP built in?\n");
+	pmd_order = sz2ord(pmd_pagesize, pagesize);
+	expected_orders = malloc(sizeof(int) * (pmd_order + 1));
+	if (!expected_orders)
+		ksft_exit_fail_msg("no memory\n");
+	pagemap_fd = open(pagemap_proc, O_RDONLY);
+	kpageflags_fd = open(kpageflags_proc, O_RDONLY);
+	if (pagemap_fd < 0 || kpageflags_fd < 0)
+		ksft_exit_fail_msg("open pagemap or kpageflags: %s\n",
+				   strerror(errno));
+	/* zero pages, to every order but 1, PTE-mapped, one file, ours */
+	ksft_set_plan(1 + (pmd_order - 1) + 1 + 1 + 1);
 
-	/* Reports no TAP line of its own; it exits on failure. */
+	before = folio_refs();
+	/* Each reports one TAP line and exits on a failure. */
 	split_pmd_zero_pages();
-	split_pmd_thp();
+	for (i = 0; i < pmd_order; i++)
+		if (i != 1)
+			split_pmd_thp_to_order(i);
 	split_pte_mapped_thp();
-	split_file_backed_thp();
+	after = folio_refs();
+	split_file_backed_thp(0);
+
+	if (before < 0 || after < 0)
+		ksft_test_result_skip("no %s (booted without cow_context=shadow?)\n",
+				      FOLIO_REFS);
+	else
+		ksft_test_result(after <= before + FOLIO_REFS_SLACK,
+				 "folio_refs back after the anonymous splits: %ld before, %ld after\n",
+				 before, after);
 	ksft_finished();
 }

@@ -156,8 +156,8 @@ void cow_context_put(struct cow_context *ctx)
 		if (remap_tree_maybe_populated(&ctx->remaps))
 			cow_bug("context %lu freed with remap entries",
 				ctx->mm_id);
-		if (ctx->detached) {
-			ctx->inst->nr_detached--;
+		if (ctx->spliced) {
+			ctx->inst->nr_spliced--;
 		} else if (parent) {
 			spin_lock(&parent->lock);
 			list_del_rcu(&ctx->siblings);
@@ -279,12 +279,12 @@ static int cow_mm_init(struct mm_struct *mm)
  * splices it out of its parent's children list, putting its children
  * in its place, in their order, each now a child of its parent (their
  * fork_seq says when they were forked, wherever they hang). It is then
- * "detached": no mm, no children, on no list, held only by the folios
+ * "spliced": no mm, no children, on no list, held only by the folios
  * still attached to it (and by walks standing on it). A walk of such a
- * folio starts from the first ancestor that is not detached
+ * folio starts from the first ancestor that is not spliced
  * (cow_context_walk_root()), and fork re-points every folio it copies
- * from a detached context to that ancestor (repoint_folio()), so a
- * detached context is freed as soon as the processes mapping its
+ * from a spliced context to that ancestor (repoint_folio()), so a
+ * spliced context is freed as soon as the processes mapping its
  * folios fork, or those folios go.
  *
  * Why pruning stays exact. A folio attached to X at stamp s is mapped
@@ -312,7 +312,7 @@ static int cow_mm_init(struct mm_struct *mm)
  */
 struct cow_context *cow_context_walk_root(struct cow_context *ctx)
 {
-	while (CMM_LOAD_SHARED(ctx->detached))
+	while (CMM_LOAD_SHARED(ctx->spliced))
 		ctx = ctx->parent;
 	return ctx;
 }
@@ -334,7 +334,7 @@ static void repoint_folio(struct mm_struct *mm, unsigned long addr,
 	if (!folio_test_anon(folio) || folio_test_flag(folio, PG_zero))
 		return;
 	old = folio_cow_context(folio);
-	if (!old->detached)
+	if (!old->spliced)
 		return;
 	root = cow_context_walk_root(old);
 	cow_context_get(root);
@@ -369,7 +369,7 @@ static void splice_out(struct cow_context *ctx)
 	 * that climbed back into @ctx from them reads the flag after the
 	 * pointer, and goes back to where it came from (walk_parents_first()).
 	 */
-	CMM_STORE_SHARED(ctx->detached, true);
+	CMM_STORE_SHARED(ctx->spliced, true);
 	cmm_smp_wmb();
 	if (moved) {
 		first = ctx->children.next;
@@ -387,7 +387,7 @@ static void splice_out(struct cow_context *ctx)
 	lock_touch(&parent->lock, (unsigned long)moved + 1);
 	spin_unlock(&ctx->lock);
 	spin_unlock(&parent->lock);
-	ctx->inst->nr_detached++;
+	ctx->inst->nr_spliced++;
 	/* the children's references moved to the parent; ours stays */
 	while (moved--)
 		cow_context_put(ctx);
@@ -407,7 +407,7 @@ static int cow_mm_fork(struct mm_struct *oldmm, struct mm_struct *mm)
 
 	if (!ctx)
 		return -ENOMEM;
-	if (ctx->inst->nr_detached)
+	if (ctx->inst->nr_spliced)
 		walk_page_tables(oldmm, repoint_folio, NULL);
 	ctx->fork_seq = COW_FORK_PENDING;
 	ctx->parent = parent;
@@ -792,7 +792,7 @@ static void *cow_counters(struct model *m, size_t *size)
  * anon_vma's 24 bytes, two words:
  *  - vm_anon_pgoff, 8 bytes: the anonymous page offset in its low 56
  *    bits, COW_VMA_ENTRY, _RESERVED and _LOSSY in its top byte (and
- *    COW_VMA_LINKED, which is the kernel VMA's `detached`), all read
+ *    COW_VMA_LINKED, which is the kernel's vma_is_attached()), all read
  *    and written through the accessors of <cowctx/mm_types.h>;
  *  - the slot of the anon_vma pointer, 8 bytes, which holds
  *    anon_vma_id (mm/vma.c): Linux's merge rules ask which VMAs of an

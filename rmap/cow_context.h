@@ -62,7 +62,7 @@ struct cow_context {
 	spinlock_t lock;		/* writers of children (and siblings) */
 	struct mm_struct *mm;		/* NULL once the mm has exited */
 	/*
-	 * Pinned by our reference on it. A detached context (see
+	 * Pinned by our reference on it. A spliced context (see
 	 * cow_context.c, "the bounded tree") keeps it as the way up to
 	 * the context a walk of its folios starts from.
 	 */
@@ -102,7 +102,7 @@ struct cow_context {
 	 * and no mm; only folios (and walks) hold it. A kernel needs no
 	 * field: list_del_rcu() leaves LIST_POISON2 in ->siblings.prev.
 	 */
-	bool detached;
+	bool spliced;
 	/*
 	 * Walks visiting this mm: the model's stand-in for the mm_users
 	 * references that mmget_not_zero() takes. Exit with a pin held is
@@ -157,7 +157,7 @@ struct cow_instance {
 		struct cow_walk_stats walk;
 	};
 	long nr_contexts;
-	long nr_detached;
+	long nr_spliced;
 	/* completed forks: the sequence that fork_seq and stamps use */
 	unsigned long fork_seq;
 	/* test only: each step of every walk (<cowctx/inject.h>), or NULL */
@@ -267,7 +267,7 @@ static inline unsigned long cow_fork_seq_now(struct cow_instance *inst)
 
 /*
  * folio->private: the stamp shifted up by one bit, and in bit 0
- * COW_STAMP_INHERITED: the folio was re-pointed from a detached context
+ * COW_STAMP_INHERITED: the folio was re-pointed from a spliced context
  * to its walk root (repoint_folio()), whose own mm does not map it.
  */
 #define COW_STAMP_INHERITED	1UL

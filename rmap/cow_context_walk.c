@@ -22,7 +22,7 @@
  *    fork's re-pointing may change folio->mapping and folio->private
  *    under it and put the old context. find_root() reads the context
  *    under RCU, then the stamp, then the context's first ancestor that
- *    is not detached (the root: a detached context, its mm exited, is
+ *    is not spliced (the root: a spliced context, its mm exited, is
  *    on no list, and that ancestor holds all its folios' mappers), and
  *    reads the context again, retrying if it changed. attach()
  *    publishes the context before the stamp, so an unchanged context
@@ -494,7 +494,7 @@ static struct cow_context *rcu_next_sibling(struct cow_walk *w,
  * leads to its first child, right for a walk that stands on it before
  * its children, wrong for one that climbed into it after them all: it
  * would visit them again and report their mappings twice. So a walk
- * that climbed into a context it finds detached goes back to the child
+ * that climbed into a context it finds spliced goes back to the child
  * it came from. That child was the last on the list it left, and the
  * splice put the list in the context's place, in the context's
  * parent's list, with what followed the context after it (and after
@@ -540,12 +540,12 @@ static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 				parent = rcu_dereference(cur->parent);
 
 				if (!parent || (!level &&
-				    !CMM_LOAD_SHARED(cur->detached)))
+				    !CMM_LOAD_SHARED(cur->spliced)))
 					return;
 				next = rcu_next_sibling(w, cur);
 				cmm_smp_rmb();
-				if (from && CMM_LOAD_SHARED(cur->detached) &&
-				    !CMM_LOAD_SHARED(from->detached)) {
+				if (from && CMM_LOAD_SHARED(cur->spliced) &&
+				    !CMM_LOAD_SHARED(from->spliced)) {
 					/* spliced out behind the walk: see above */
 					cur = from;
 					from = NULL;

@@ -72,7 +72,7 @@ static bool subtree_done(struct cow_walk *w, struct cow_context *cur)
 {
 	if (!cur->parent)
 		return true;
-	return cur == w->root && !CMM_LOAD_SHARED(cur->detached);
+	return cur == w->root && !CMM_LOAD_SHARED(cur->spliced);
 }
 
 /*

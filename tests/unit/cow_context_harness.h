@@ -12,7 +12,7 @@
  *  - every context's refcount equals 1 for a live mm, plus its children,
  *    plus the folios pointing at it; a child is younger than its parent,
  *    and only the last child may still be forking;
- *  - an exited context is off the walk's path (detached, with no mm and
+ *  - an exited context is off the walk's path (spliced, with no mm and
  *    no children) unless it is a family's root;
  *  - the instance's count of contexts equals those reachable from live
  *    mms and folios (so none leaked out of sight).
@@ -151,7 +151,7 @@ static const char *cc_validate(struct model *m)
 	struct mm_struct *mm;
 	struct folio *folio;
 	const char *err;
-	long detached = 0;
+	long spliced = 0;
 	int i;
 
 	s.nr = 0;
@@ -179,10 +179,10 @@ static const char *cc_validate(struct model *m)
 		if (ctx->mm_pins)
 			return cc_fail("context of mm %lu: mm still pinned",
 				       ctx->mm_id);
-		if (ctx->detached) {
-			detached++;
+		if (ctx->spliced) {
+			spliced++;
 			if (ctx->mm || !list_empty(&ctx->children))
-				return cc_fail("detached context %lu has an mm or children",
+				return cc_fail("spliced context %lu has an mm or children",
 					       ctx->mm_id);
 		} else if (!ctx->mm && ctx->parent) {
 			return cc_fail("exited context %lu left on the walk's path",
@@ -191,8 +191,8 @@ static const char *cc_validate(struct model *m)
 		list_for_each_entry(c, &ctx->children, siblings) {
 			if (c->parent != ctx)
 				return "a child with another parent";
-			if (c->detached)
-				return "a detached context on a children list";
+			if (c->spliced)
+				return "a spliced context on a children list";
 			/* a child is forked after its parent (wherever it hangs) */
 			if (c->fork_seq <= ctx->fork_seq)
 				return "a child older than its parent";
@@ -202,9 +202,9 @@ static const char *cc_validate(struct model *m)
 				return "a pending fork not at the tail";
 		}
 	}
-	if (cow_instance(m)->nr_detached != detached)
-		return cc_fail("%ld contexts detached, %ld reachable",
-			       cow_instance(m)->nr_detached, detached);
+	if (cow_instance(m)->nr_spliced != spliced)
+		return cc_fail("%ld contexts spliced, %ld reachable",
+			       cow_instance(m)->nr_spliced, spliced);
 	if (cow_instance(m)->nr_contexts != s.nr)
 		return cc_fail("%ld contexts live, %d reachable",
 			       cow_instance(m)->nr_contexts, s.nr);

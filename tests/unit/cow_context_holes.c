@@ -379,7 +379,7 @@ static void at_climb(struct cow_instance *inst, enum cow_walk_step step,
 	victim = mm_cow_context(exec_find_proc(&c->r->es, c->victim)->mm);
 	exit_proc(&c->r->es, c->victim);
 	/* still readable: the walk is inside RCU */
-	c->spliced = CMM_LOAD_SHARED(victim->detached);
+	c->spliced = CMM_LOAD_SHARED(victim->spliced);
 }
 
 static bool note_climb(struct folio *folio, struct vm_area_struct *vma,
