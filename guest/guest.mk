@@ -244,14 +244,14 @@ $(GUEST_ST)/cowctx-corpus: guest/corpus.sh $(GUEST_CORPUS)/cowctx \
 # kernel builds them without -Wextra, whose sign-compare and
 # unused-parameter warnings they give).
 GUEST_ST_MM := $(GUEST_SRC)/tools/testing/selftests/mm
-$(GUEST_ST)/split_huge_page_test-anon: guest/split-anon.c \
-				       $(GUEST_BUILD)/selftests.stamp
+$(GUEST_ST)/split_huge_page_test-anon: guest/split-anon.c guest/idle.c \
+				       guest/idle.h $(GUEST_BUILD)/selftests.stamp
 	cc $(GUEST_CFLAGS) -Wno-sign-compare -Wno-unused-parameter \
 		-U_FORTIFY_SOURCE \
 		-I$(GUEST_ST_MM) -I$(GUEST_SRC)/tools/testing/selftests \
 		-isystem $(GUEST_BUILD)/hdr/usr/include \
 		-isystem $(GUEST_SRC)/tools/include/uapi -o $@ \
-		guest/split-anon.c $(GUEST_ST_MM)/vm_util.c \
+		guest/split-anon.c guest/idle.c $(GUEST_ST_MM)/vm_util.c \
 		$(GUEST_ST_MM)/hugepage_settings.c -lrt -lpthread -lm
 
 $(GUEST_BUILD)/gen_init_cpio: $(GUEST_EXTRACTED)

@@ -25,26 +25,14 @@
 #include "split_huge_page_test.c"
 #undef main
 
-#define FOLIO_REFS "/sys/kernel/debug/cow_context/folio_refs"
+#include "idle.h"
+
 /* Other processes (init's shell) may map or free a few meanwhile */
 #define FOLIO_REFS_SLACK 64
 
-static long folio_refs(void)
-{
-	FILE *f = fopen(FOLIO_REFS, "r");
-	long n = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
 int main(void)
 {
-	long before, after;
+	long long before, after;
 	unsigned int i;
 
 	ksft_print_header();
@@ -69,22 +57,22 @@ int main(void)
 	/* zero pages, to every order but 1, PTE-mapped, one file, ours */
 	ksft_set_plan(1 + (pmd_order - 1) + 1 + 1 + 1);
 
-	before = folio_refs();
+	before = shadow_counter("folio_refs");
 	/* Each reports one TAP line and exits on a failure. */
 	split_pmd_zero_pages();
 	for (i = 0; i < pmd_order; i++)
 		if (i != 1)
 			split_pmd_thp_to_order(i);
 	split_pte_mapped_thp();
-	after = folio_refs();
+	after = shadow_counter("folio_refs");
 	split_file_backed_thp(0);
 
 	if (before < 0 || after < 0)
-		ksft_test_result_skip("no %s (booted without cow_context=shadow?)\n",
-				      FOLIO_REFS);
+		ksft_test_result_skip("no %s/folio_refs (booted without cow_context=shadow?)\n",
+				      SHADOW_DIR);
 	else
 		ksft_test_result(after <= before + FOLIO_REFS_SLACK,
-				 "folio_refs back after the anonymous splits: %ld before, %ld after\n",
+				 "folio_refs back after the anonymous splits: %lld before, %lld after\n",
 				 before, after);
 	ksft_finished();
 }
