@@ -6,18 +6,20 @@
 # a parent and its forked children through page_idle, must be judged
 # failed by parse-log, and for shadow mismatches. (The cow selftest does
 # not do: MADV_PAGEOUT leaves shared folios alone, so its walks are of
-# folios that one mm maps.) Run by make guest-check-broken, which sets
-# what guest.t gets.
+# folios that one mm maps.) The verifier's count and scan oracles must
+# fail it as well: they are what judges the walk where no anon_vma is left
+# to compare with. Run by make guest-check-broken, which sets what
+# guest.t gets.
 dir=$(dirname "$0")
 if [ -z "${GUEST_BZIMAGE:-}" ] || [ -z "${GUEST_INITRD:-}" ]; then
 	echo "1..0 # SKIP no guest built (run make guest-check-broken)"
 	exit 0
 fi
-echo "1..3"
+echo "1..5"
 log=${GUEST_LOG%.log}-broken.log
 "$dir/run-qemu.sh" "$GUEST_BZIMAGE" "$GUEST_INITRD" "$log" \
 	"${GUEST_TIMEOUT:-1500}" "${GUEST_SMP:-3}" "${GUEST_MEM:-2G}" \
-	"TESTS=cowctx-walks cow_context=shadow COWCTX_BREAK=1"
+	"TESTS=cowctx-walks cow_context=shadow cow_context_scan=1 COWCTX_BREAK=1"
 out=$("$dir/parse-log" --shadow "$log")
 rc=$?
 echo "$out" | sed 's/^/# /'
@@ -36,3 +38,15 @@ if grep -q 'cow_context: shadow mismatch' "$log"; then
 else
 	echo "not ok 3 - the kernel printed the mismatch"
 fi
+# The verifier's oracles judge the same broken walk without anon_vma: the
+# count oracle on every walk, the scan oracle (cow_context_scan=1) too.
+n=4
+for oracle in count scan; do
+	if echo "$out" | grep -q "^not ok [0-9]* - verifier: no $oracle mismatch\$" &&
+	   grep -q "cow_context: $oracle mismatch" "$log"; then
+		echo "ok $n - the $oracle oracle fails the broken walk"
+	else
+		echo "not ok $n - the $oracle oracle fails the broken walk"
+	fi
+	n=$((n + 1))
+done

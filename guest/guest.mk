@@ -68,9 +68,17 @@ GUEST_TESTS := $(GUEST_ALL_TESTS)
 GUEST_MIN_WALKS := 1000000
 GUEST_STORM_UNTIL := 1020000
 GUEST_STORM_SECS := 900
+# The verifier's oracles, judged on the same walks (patches 0012, 0013):
+# the count oracle checks every compared walk that a mapcount counts
+# (not remove_migration_ptes()'s, nor a folio mapped nowhere); the scan
+# oracle reads every mm's page tables for every GUEST_SCAN_EVERY-th walk
+# and every remove_migration_ptes() walk.
+GUEST_SCAN_EVERY := 64
+GUEST_MIN_COUNTED := 500000
+GUEST_MIN_SCANS := 20000
 # Kernel and init parameters; cow_context=shadow compares every anon walk.
-GUEST_APPEND := cow_context=shadow STORM_SECS=$(GUEST_STORM_SECS) \
-		STORM_UNTIL=$(GUEST_STORM_UNTIL)
+GUEST_APPEND := cow_context=shadow cow_context_scan=$(GUEST_SCAN_EVERY) \
+		STORM_SECS=$(GUEST_STORM_SECS) STORM_UNTIL=$(GUEST_STORM_UNTIL)
 
 # Debian's linux-source-7.3, from trixie-backports (guest/kernel-source.sh
 # installs it, and nothing else from that suite). Any 7.3.x point release
@@ -275,6 +283,8 @@ guest-check: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
 	GUEST_SMP=$(GUEST_SMP) GUEST_MEM=$(GUEST_MEM) \
 	GUEST_TESTS="$(GUEST_TESTS)" GUEST_APPEND="$(GUEST_APPEND)" \
 	GUEST_MIN_WALKS=$(GUEST_MIN_WALKS) \
+	GUEST_MIN_COUNTED=$(GUEST_MIN_COUNTED) \
+	GUEST_MIN_SCANS=$(GUEST_MIN_SCANS) \
 	GUEST_TIMES=$(abspath $(GUEST_TIMES)) \
 	GUEST_SRC=$(abspath $(GUEST_SRC)) \
 	GUEST_SOURCE=$(abspath $(GUEST_SOURCE)) \

@@ -12,7 +12,10 @@ fi
 tests=$(echo "${GUEST_TESTS:-}" | tr ' ' ,)
 shadow=
 case " ${GUEST_APPEND:-} " in
-*" cow_context=shadow "*) shadow="--shadow --min-walks ${GUEST_MIN_WALKS:-1}" ;;
+*" cow_context=shadow "*)
+	shadow="--shadow --min-walks ${GUEST_MIN_WALKS:-1}"
+	shadow="$shadow --min-counted ${GUEST_MIN_COUNTED:-1}"
+	shadow="$shadow --min-scans ${GUEST_MIN_SCANS:-0}" ;;
 esac
 t0=$(date +%s)
 "$dir/run-qemu.sh" "$GUEST_BZIMAGE" "$GUEST_INITRD" "$GUEST_LOG" \

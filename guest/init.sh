@@ -108,7 +108,11 @@ for t in $tests; do
 		# kselftest's KSFT_SKIP: the test decided it cannot run here.
 		4)	skips=$((skips + 1))
 			skip=$(grep -m1 -i skip "/tmp/$t.out") ;;
-		*)	tail -30 "/tmp/$t.out" | sed "s/^/GUEST-DIAG $t: /"
+		# what led to each failed case (a TAP suite goes on after
+		# it, so the tail alone rarely shows it), then the tail
+		*)	grep -B15 '^not ok' "/tmp/$t.out" | head -80 |
+				sed "s/^/GUEST-DIAG $t: failed case: /"
+			tail -30 "/tmp/$t.out" | sed "s/^/GUEST-DIAG $t: /"
 			fails=$((fails + 1)) ;;
 		esac
 	done <<-EOF

@@ -39,6 +39,10 @@ my @clean = (
 	'GUEST-TAP ok - cow',
 	'GUEST-STAT walks_compared 1200',
 	'GUEST-STAT mismatches 0',
+	'GUEST-STAT verify_count_checked 900',
+	'GUEST-STAT verify_count_mismatches 0',
+	'GUEST-STAT verify_scanned 40',
+	'GUEST-STAT verify_scan_mismatches 0',
 	'GUEST-DONE',
 );
 my ($rc, $out) = parse('', @clean);
@@ -81,11 +85,27 @@ ok($rc == 1, 'an empty log fails');
 ($rc, $out) = parse('--shadow', map { s/mismatches 0/mismatches 3/r } @clean);
 ok($rc == 1 && $out =~ /^not ok \d+ - shadow: no mismatch$/m, 'shadow mismatches counted in debugfs fail the run');
 ($rc, $out) = parse('--shadow', grep { !/GUEST-STAT/ } @clean);
-ok($rc == 1 && $out =~ /^not ok \d+ - shadow: at least 1 walks were compared$/m, '--shadow without counters fails');
+ok($rc == 1 && $out =~ /^not ok \d+ - shadow: walks compared: at least 1$/m, '--shadow without counters fails');
 ($rc, $out) = parse('--shadow --min-walks 1200', @clean);
 ok($rc == 0, 'as many walks as --min-walks asks pass');
 ($rc, $out) = parse('--shadow --min-walks 1201', @clean);
-ok($rc == 1 && $out =~ /^not ok \d+ - shadow: at least 1201 walks were compared$/m, 'fewer walks than --min-walks fail');
+ok($rc == 1 && $out =~ /^not ok \d+ - shadow: walks compared: at least 1201$/m, 'fewer walks than --min-walks fail');
+for my $c (['verify_count_mismatches', 'verifier: no count mismatch'],
+	   ['verify_scan_mismatches', 'verifier: no scan mismatch']) {
+	my ($stat, $name) = @$c;
+	($rc, $out) = parse('--shadow', map { s/$stat 0/$stat 2/r } @clean);
+	ok($rc == 1 && $out =~ /^not ok \d+ - \Q$name\E$/m, "$stat above 0 fails the run");
+	($rc, $out) = parse('--shadow', grep { !/$stat/ } @clean);
+	ok($rc == 1 && $out =~ /^not ok \d+ - \Q$name\E$/m, "a run without $stat fails");
+}
+($rc, $out) = parse('--shadow', map { s/verify_count_checked 900/verify_count_checked 0/r } @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - verifier: walks count-checked: at least 1$/m, 'no walk count-checked fails --shadow');
+($rc, $out) = parse('--shadow --min-counted 900 --min-scans 40', @clean);
+ok($rc == 0, 'as many checks as --min-counted and --min-scans ask pass');
+($rc, $out) = parse('--shadow --min-scans 41', @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - verifier: walks scan-verified: at least 41$/m, 'fewer scans than --min-scans fail');
+($rc, $out) = parse('--shadow', map { s/verify_scanned 40/verify_scanned 0/r } @clean);
+ok($rc == 0, 'with no --min-scans, a run that scanned nothing passes');
 ($rc, $out) = (system("$parser --min-walks many $dir/log0 >/dev/null 2>&1") >> 8, '');
 ok($rc == 2, 'a --min-walks that is not a number is a usage error');
 ($rc, $out) = parse('', (map { s/^GUEST-TAP ok - cow$/WARNING: printed by a test, not the kernel/r } @clean), 'GUEST-TAP ok - cow');
