@@ -40,6 +40,9 @@ sub subtests {
 		('uffd-unit-tests.c', qr/\.name\s*=\s*"([^"]+)"/) :
 		$test eq 'migration' ?
 		('migration.c', qr/TEST_F(?:_TIMEOUT)?\(migration,\s*(\w+)/) :
+		$test eq 'khugepaged' ?
+		('khugepaged.c',
+		 qr/^static void (\w+)\(struct collapse_context \*c/m) :
 		return;
 	open(my $fh, '<', "$mm/$file") or return;
 	my $src = do { local $/; <$fh> };
@@ -60,12 +63,27 @@ sub check_table {
 			push @bad, "$at: $test is not in GUEST_ALL_TESTS";
 			next;
 		}
+		my $racy;
+		($limit, $racy) = ($1, $2)
+			if defined $limit && $limit =~ /^([^:]*):(.*)$/;
 		if (!defined $limit || $limit !~ /^[1-9]\d*$/) {
 			push @bad, "$at: time limit '" . ($limit // '') .
 				   "' is not a number of seconds";
 			next;
 		}
-		my $names = subtests($test) or next;
+		if (defined $racy && $racy !~ /^\w+(,\w+)*$/) {
+			push @bad, "$at: racy cases '$racy' are not a " .
+				   "comma-separated list of case names";
+			next;
+		}
+		my $names = subtests($test);
+		if (defined $racy && $names) {
+			for my $c (split /,/, $racy) {
+				push @bad, "$at: $test has no case '$c'"
+					unless grep { $_ eq $c } @$names;
+			}
+		}
+		next unless $names;
 		for (my $i = 0; $i < @args; $i++) {
 			next unless $args[$i] =~ /^-[ft]$/;
 			my $want = $args[$i + 1] // '';
@@ -93,11 +111,18 @@ my @cases = (
 	  'a test the initramfs lacks' ],
 	[ "migration\tsoon\n", qr/not a number/, 'a limit that is no number' ],
 	[ "migration\n", qr/not a number/, 'a line with no limit' ],
+	[ "khugepaged\t60:\tall:anon\n", qr/not a comma-separated/,
+	  'a colon with no racy case after it' ],
+	[ "khugepaged\tsoon:collapse_full\n", qr/not a number/,
+	  'racy cases after a limit that is no number' ],
 );
 push @cases, [ "uffd-unit-tests\t60\t-f no-such-subtest\n",
 	       qr/selects nothing/, 'a uffd filter that matches nothing' ],
 	     [ "migration\t60\t-t private\n", qr/selects nothing/,
-	       'a harness test name that is only a prefix' ] if $tree;
+	       'a harness test name that is only a prefix' ],
+	     [ "khugepaged\t60:collapse_max_ptes\tall:anon\n",
+	       qr/has no case 'collapse_max_ptes'/,
+	       'a racy case the selftest does not have' ] if $tree;
 for my $c (@cases) {
 	my ($text, $want, $name) = @$c;
 	my $f = "$tmp/tab$t";
