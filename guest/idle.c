@@ -52,7 +52,7 @@ int idle_word(int bitmap, uint64_t pfn, uint64_t *word)
 	return pread(bitmap, word, sizeof(*word), off) == sizeof(*word) ? 0 : -1;
 }
 
-static int write_sysctl(const char *path, const char *val)
+int write_knob(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY);
 	int ret;
@@ -68,9 +68,9 @@ int lru_drain_all(void)
 {
 	static int quiet;
 
-	if (!quiet && !write_sysctl("/proc/sys/vm/drop_caches", "4"))
+	if (!quiet && !write_knob("/proc/sys/vm/drop_caches", "4"))
 		quiet = 1;
-	return write_sysctl("/proc/sys/vm/drop_caches", "1");
+	return write_knob("/proc/sys/vm/drop_caches", "1");
 }
 
 long long shadow_counter(const char *name)

@@ -38,6 +38,8 @@ long self_pfns(const char *base, size_t n, long page_size, uint64_t *pfn);
 long idle_walk_range(const char *who, char *base, size_t len, long page_size,
 		     int rounds);
 int lru_drain_all(void);
+/* Writes @val to the sysctl, sysfs or cgroup file @path: 0, or -1 */
+int write_knob(const char *path, const char *val);
 /* One numeric counter of SHADOW_DIR; -1 if it is missing */
 long long shadow_counter(const char *name);
 void shadow_read(struct shadow_counters *c);

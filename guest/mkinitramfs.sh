@@ -28,8 +28,12 @@ list=$out.list
 	# /init is a script: its #! needs /bin/sh before busybox --install
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $(dirname "$0")/init.sh 0755 0 0"
-	# the tests' arguments and time limits, which init reads
-	echo "file /st/selftests.tab $(dirname "$0")/selftests.tab 0644 0 0"
+	echo "file /bin/runner.sh $(dirname "$0")/runner.sh 0644 0 0"
+	# the tests' and the benchmarks' arguments and time limits, which
+	# init reads
+	for tab in selftests.tab bench.tab bench-smoke.tab; do
+		echo "file /st/$tab $(dirname "$0")/$tab 0644 0 0"
+	done
 	for t in "$@"; do
 		if [ ! -x "$stdir/$t" ]; then
 			echo "guest: $stdir/$t was not built" >&2

@@ -133,6 +133,23 @@ splice(@cut, 5, 0, '[   12.000001] Modules linked in:', 'ow');
 ok($rc == 1 && $out =~ /^ok \d+ - guest: cow$/m &&
    $out =~ /^not ok \d+ - kernel log: no WARN$/m,
    'a WARN inside a result line, more kernel lines after it: still judged, the result still read whole');
+# --bench: the figures, rejoined where a printk cut their line
+my $fig = "$dir/figures";
+my @bench = @clean;
+splice(@bench, 4, 0, 'GUEST-BENCH fork.v10.us 76.5 us',
+       'GUEST-BENCH rmap.idle.k8.moved 1[    3.200000] random: crng init done',
+       '234.25 ns');
+($rc, $out) = parse("--bench $fig", @bench);
+my $written = -r $fig ? do { local (@ARGV, $/) = ($fig); <> } : '';
+ok($rc == 0 && $written eq "fork.v10.us 76.5 us\nrmap.idle.k8.moved 1234.25 ns\n",
+   '--bench writes every figure, a cut one rejoined');
+($rc, $out) = parse("--bench $fig", @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - bench: figures reported$/m,
+   '--bench fails a boot that reported no figure');
+($rc, $out) = parse("--bench $dir/no/such/dir/figures", @bench);
+ok($rc == 2 && $out =~ m{^\Q$dir\E/no/such/dir/figures:1: cannot write}m,
+   '--bench to a file it cannot write is an error (exit 2)');
+
 ($rc, $out) = (system("$parser $dir/does-not-exist >/dev/null 2>&1") >> 8, '');
 ok($rc == 2, 'an unreadable log is a usage error (exit 2)');
 

@@ -5,6 +5,8 @@
 # not hold, would otherwise only show as a run that lasted too long. Where
 # the kernel tree is extracted, the subtests a line selects by name must
 # exist, since uffd-unit-tests -f with no match runs nothing and passes.
+# The benchmarks' tables (bench.tab, bench-smoke.tab) are held to the same
+# format, and the smoke run's must run every benchmark.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -23,13 +25,16 @@ sub ok {
 	print map { "# $_\n" } @diag unless $cond;
 }
 
-# The tests guest.mk puts in the initramfs (GUEST_ALL_TESTS).
+# The programs guest.mk puts in the initramfs: the tests of
+# GUEST_ALL_TESTS, or with $var the benchmarks of GUEST_BENCH_PROGS.
 sub guest_tests {
+	my ($var) = @_;
+	$var //= 'GUEST_ALL_TESTS';
 	open(my $fh, '<', "$dir/guest.mk") or die "$dir/guest.mk: $!";
 	my $text = do { local $/; <$fh> };
 	close($fh);
 	$text =~ s/\\\n/ /g;
-	$text =~ /^GUEST_ALL_TESTS\s*:=\s*(.*)$/m or return ();
+	$text =~ /^$var\s*:=\s*(.*)$/m or return ();
 	return split ' ', $1;
 }
 
@@ -52,7 +57,8 @@ sub subtests {
 
 # Returns "FILE:LINE: what is wrong" for each bad line of the table.
 sub check_table {
-	my ($path, $known) = @_;
+	my ($path, $known, $list) = @_;
+	$list //= 'GUEST_ALL_TESTS';
 	my @bad;
 	open(my $fh, '<', $path) or return ("$path:1: cannot read: $!");
 	while (my $line = <$fh>) {
@@ -60,7 +66,7 @@ sub check_table {
 		my ($test, $limit, @args) = split ' ', $line;
 		my $at = "$path:$.";
 		if (!$known->{$test}) {
-			push @bad, "$at: $test is not in GUEST_ALL_TESTS";
+			push @bad, "$at: $test is not in $list";
 			next;
 		}
 		my $racy;
@@ -103,6 +109,23 @@ ok(scalar(keys %known) > 0, 'guest.mk names the initramfs tests');
 
 my @bad = check_table("$dir/selftests.tab", \%known);
 ok(!@bad, 'selftests.tab: every line names a guest test and a limit', @bad);
+
+# The benchmarks' tables: every line a benchmark of the initramfs, and
+# the smoke run's table has every benchmark, so that make check proves
+# each one runs.
+my @bench = guest_tests('GUEST_BENCH_PROGS');
+my %bench = map { $_ => 1 } @bench;
+ok(@bench > 0, 'guest.mk names the benchmarks');
+for my $tab (qw(bench.tab bench-smoke.tab)) {
+	@bad = check_table("$dir/$tab", \%bench, 'GUEST_BENCH_PROGS');
+	ok(!@bad, "$tab: every line names a benchmark and a limit", @bad);
+}
+open(my $sfh, '<', "$dir/bench-smoke.tab") or die "bench-smoke.tab: $!";
+my %smoked = map { /^(\S+)/ ? ($1 => 1) : () } grep { !/^\s*(#|$)/ } <$sfh>;
+close($sfh);
+my @unsmoked = grep { !$smoked{$_} } @bench;
+ok(!@unsmoked, 'bench-smoke.tab runs every benchmark',
+   map { "not in bench-smoke.tab: $_" } @unsmoked);
 
 my $tree = -r "$mm/uffd-unit-tests.c";
 my $tmp = tempdir(CLEANUP => 1);
