@@ -9,8 +9,9 @@
 # One kernel binary for every boot: only the mode differs. Every boot's
 # console goes to OUTDIR/boot-B-MODE.log and its figures, through
 # parse-log --bench (which also fails a boot with a failed benchmark or
-# any kernel report), to OUTDIR/boot-B-MODE.fig. Prints TAP, one line a
-# boot, then guest/bench-report's table of all boots.
+# any kernel report), to OUTDIR/boot-B-MODE.fig (.fig.failed for a boot
+# that failed, which the report leaves out). Prints TAP, one line a boot,
+# then guest/bench-report's table of the boots that passed.
 # Environment: GUEST_BZIMAGE, GUEST_INITRD (required), BENCH_TESTS,
 # BENCH_TAB, BENCH_APPEND, GUEST_SMP, GUEST_MEM, GUEST_TIMEOUT,
 # BENCH_MARKDOWN and BENCH_SVG (passed to bench-report).
@@ -27,7 +28,7 @@ case $boots in
 ''|*[!0-9]*|0) echo "bench.sh: BOOTS '$boots' is not a number above 0" >&2; exit 2 ;;
 esac
 mkdir -p "$out" || exit 2
-rm -f "$out"/boot-*.log "$out"/boot-*.fig
+rm -f "$out"/boot-*.log "$out"/boot-*.fig "$out"/boot-*.fig.failed
 tests=$(echo "${BENCH_TESTS:-}" | tr ' ' ,)
 n=0
 failed=0
@@ -46,6 +47,8 @@ while [ "$b" -le "$boots" ]; do
 			> "$out/boot-$b-$m.tap" 2>&1; then
 			echo "ok $n - boot $b, cow_context=$m # $(($(date +%s) - t0)) s"
 		else
+			# a failed boot's figures stay out of the report
+			mv "$out/boot-$b-$m.fig" "$out/boot-$b-$m.fig.failed" 2> /dev/null
 			echo "not ok $n - boot $b, cow_context=$m # qemu exit $rc; console in $log"
 			grep -E '^not ok|^# ' "$out/boot-$b-$m.tap" | sed 's/^/# /' | tail -40
 			failed=$((failed + 1))

@@ -6,16 +6,17 @@
 # every workload's figures must be in both boots' files, and the report
 # and its plot must be made. The figures prove the harness, not the
 # kernel: they come from a debug kernel and a run of seconds.
-# Environment as guest.t's: GUEST_BZIMAGE and GUEST_INITRD.
+# Environment as guest.t's: GUEST_BZIMAGE and GUEST_INITRD, and
+# GUEST_BENCH_PROGS, the benchmarks (guest.mk's list).
 set -u
 dir=$(dirname "$0")
-if [ -z "${GUEST_BZIMAGE:-}" ] || [ -z "${GUEST_INITRD:-}" ]; then
-	echo "1..0 # SKIP GUEST_BZIMAGE and GUEST_INITRD not set (make guest-check sets them)"
+if [ -z "${GUEST_BZIMAGE:-}" ] || [ -z "${GUEST_INITRD:-}" ] ||
+   [ -z "${GUEST_BENCH_PROGS:-}" ]; then
+	echo "1..0 # SKIP GUEST_BZIMAGE, GUEST_INITRD or GUEST_BENCH_PROGS not set (make guest-check sets them)"
 	exit 0
 fi
 out=${BENCH_SMOKE_OUT:-$(dirname "$GUEST_INITRD")/bench-smoke}
-progs="cowctx-bench-fork cowctx-bench-family cowctx-bench-rmap cowctx-bench-cow"
-BENCH_TESTS=$progs BENCH_TAB=bench-smoke.tab BENCH_SVG=$out/fork.svg \
+BENCH_TESTS=$GUEST_BENCH_PROGS BENCH_TAB=bench-smoke.tab BENCH_SVG=$out/fork.svg \
 	GUEST_TIMEOUT=600 "$dir/bench.sh" "$out" 1 "off shadow" > "$out.tap" 2>&1
 rc=$?
 sed 's/^/# /' "$out.tap"
@@ -29,7 +30,8 @@ fi
 want="fork.v10.us fork.v100.us slab.parent.vm_area_struct
 slab.family.vm_area_struct slab.family.anon_vma slab.family.anon_vma_chain
 slab.family.cow_context slab.family.remap_entries cow.seq.pages_per_s
-rmap.pageout.k1.unmoved rmap.pageout.k1.moved"
+rmap.pageout.k1.unmoved rmap.pageout.k1.moved contend.forks_per_s
+contend.walks_per_s"
 for op in idle migrate reclaim; do
 	for k in 1 4; do
 		want="$want rmap.$op.k$k.unmoved rmap.$op.k$k.moved"
@@ -49,7 +51,7 @@ for m in off shadow; do
 	fi
 	n=$((n + 1))
 	# a time or a rate of 0 would be a benchmark that measured nothing
-	zero=$(grep -E '^(fork|rmap|cow)\.' "$out/boot-1-$m.fig" 2> /dev/null |
+	zero=$(grep -E '^(fork|rmap|cow|contend)\.' "$out/boot-1-$m.fig" 2> /dev/null |
 	       awk '$2 <= 0 { print $1 }' | tr '\n' ' ')
 	if [ -z "$zero" ] && [ -s "$out/boot-1-$m.fig" ]; then
 		echo "ok $n - cow_context=$m: every time and rate above 0"

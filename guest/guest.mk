@@ -61,7 +61,7 @@ GUEST_TESTS := $(GUEST_ALL_TESTS)
 # make guest-bench runs them (guest/bench.sh), and guest-check runs them
 # once, small, to prove the harness (guest/guest-bench-smoke.t).
 GUEST_BENCH_PROGS := cowctx-bench-fork cowctx-bench-family \
-		     cowctx-bench-rmap cowctx-bench-cow
+		     cowctx-bench-rmap cowctx-bench-cow cowctx-bench-contend
 # The walks the whole run must have compared. The storm, last, stops once
 # the kernel's count since boot passes them by 2%, or after
 # GUEST_STORM_SECS, whichever comes first: under TCG on two cores the ci
@@ -296,6 +296,7 @@ guest-check: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
 	GUEST_MIN_WALKS=$(GUEST_MIN_WALKS) \
 	GUEST_MIN_COUNTED=$(GUEST_MIN_COUNTED) \
 	GUEST_MIN_SCANS=$(GUEST_MIN_SCANS) \
+	GUEST_BENCH_PROGS="$(GUEST_BENCH_PROGS)" \
 	GUEST_TIMES=$(abspath $(GUEST_TIMES)) \
 	GUEST_SRC=$(abspath $(GUEST_SRC)) \
 	GUEST_SOURCE=$(abspath $(GUEST_SOURCE)) \
