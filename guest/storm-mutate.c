@@ -149,6 +149,13 @@ static int advise_chunk(struct arena *a, int i)
 	return 0;
 }
 
+static int cmp_addr(const void *x, const void *y)
+{
+	char *const *a = x, *const *b = y;
+
+	return *a < *b ? -1 : *a > *b;
+}
+
 /*
  * In a child: the chunks its fork did not copy are mapped afresh where
  * they were (and then no longer advised), so that every chunk is there
@@ -157,22 +164,33 @@ static int advise_chunk(struct arena *a, int i)
  * moved chunk's vm_pgoff without its anon_vma, and 7.3's
  * assert_sane_pgoff() (DEBUG_VM) warns when such a VMA is split (the
  * child's next madvise() or mprotect() of part of it did so in the storm
- * of 2026-12-06), a warning the series has no part in. The walks that
+ * of 2026-12-06), a warning the series has no part in. So does a
+ * MAP_FIXED over part of it: wiped chunks next to each other merge into
+ * one VMA (the CI run of 2026-12-07 warned from this mmap), so each run
+ * of chunks that lie next to each other in memory is mapped at once,
+ * whole, which replaces whole VMAs and splits none. The walks that
  * matter, those that reach the child's VMAs while dup_mmap() copies and
  * wipes them, happen before this.
  */
 static int refill_uncopied(struct arena *a)
 {
-	int i;
+	char *addr[NR_CHUNKS];
+	int i, j, n = 0;
 
 	for (i = 0; i < NR_CHUNKS; i++) {
 		if (a->advice[i] == FORK_COPY)
 			continue;
-		if (mmap(chunk_addr(a, i), a->chunk, PROT_READ | PROT_WRITE,
+		addr[n++] = chunk_addr(a, i);
+		a->advice[i] = FORK_COPY;
+	}
+	qsort(addr, n, sizeof(*addr), cmp_addr);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && addr[j] == addr[j - 1] + a->chunk; j++)
+			;
+		if (mmap(addr[i], (j - i) * a->chunk, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			 -1, 0) == MAP_FAILED)
 			return -1;
-		a->advice[i] = FORK_COPY;
 	}
 	return 0;
 }
