@@ -48,15 +48,20 @@ static void one_run(char *base, long v, long page, uint64_t *pfn,
 {
 	long long forks = 0, walks = 0;
 	double t0, deadline;
-	int fds[2], status;
+	int fds[2], status, pagemap;
 	pid_t w;
 	long i;
 
 	/* a folio in an lru_add batch is not walked (idle.c) */
 	lru_drain_all();
+	pagemap = open("/proc/self/pagemap", O_RDONLY);
+	if (pagemap < 0)
+		bench_die("open pagemap");
 	for (i = 0; i < v; i++)
-		if (self_pfns(base + 2 * i * page, 1, page, &pfn[i]) != 1)
+		if (pagemap_pfn(pagemap, (uintptr_t)base + 2 * i * page, page,
+				&pfn[i]))
 			bench_die("pagemap: a page is not present");
+	close(pagemap);
 	if (pipe(fds))
 		bench_die("pipe");
 	t0 = bench_now_ns();

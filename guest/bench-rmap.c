@@ -136,13 +136,10 @@ static long count_swapped(const char *p, long n)
 
 	if (fd < 0)
 		bench_die("open pagemap");
-	for (i = 0; i < n; i++) {
-		off_t off = ((uintptr_t)p / page + i) * sizeof(ent);
-
-		if (pread(fd, &ent, sizeof(ent), off) == sizeof(ent) &&
+	for (i = 0; i < n; i++)
+		if (!pagemap_entry(fd, (uintptr_t)p + i * page, page, &ent) &&
 		    (ent & PM_SWAP))
 			swapped++;
-	}
 	close(fd);
 	return swapped;
 }

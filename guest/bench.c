@@ -71,11 +71,13 @@ int bench_slab_read(double bytes[BENCH_NR_CACHES + 1])
 		if (sscanf(line, "%63s %lu %lu %lu", name, &active, &total,
 			   &size) != 4)
 			continue;
-		for (i = 0; i < BENCH_NR_CACHES; i++)
-			if (!strcmp(name, bench_caches[i]))
-				bytes[i] = (double)active * size;
-		if (!strcmp(name, bench_caches[CACHE_COW_CONTEXT]))
-			ctx_size = size;
+		for (i = 0; i < BENCH_NR_CACHES; i++) {
+			if (strcmp(name, bench_caches[i]))
+				continue;
+			bytes[i] = (double)active * size;
+			if (i == CACHE_COW_CONTEXT)
+				ctx_size = size;
+		}
 	}
 	fclose(f);
 	/*

@@ -16,13 +16,19 @@
 #define PM_PRESENT	(1ULL << 63)
 #define PM_PFN_MASK	((1ULL << 55) - 1)
 
+int pagemap_entry(int pagemap, uintptr_t addr, long page_size, uint64_t *ent)
+{
+	off_t off = addr / page_size * sizeof(*ent);
+
+	return pread(pagemap, ent, sizeof(*ent), off) == sizeof(*ent) ? 0 : -1;
+}
+
 /* 0 with *pfn set when @addr is mapped by a present PTE; -1 otherwise. */
 int pagemap_pfn(int pagemap, uintptr_t addr, long page_size, uint64_t *pfn)
 {
 	uint64_t ent;
-	off_t off = addr / page_size * sizeof(ent);
 
-	if (pread(pagemap, &ent, sizeof(ent), off) != sizeof(ent))
+	if (pagemap_entry(pagemap, addr, page_size, &ent))
 		return -1;
 	/* swapped out, or a PFN hidden from a caller without CAP_SYS_ADMIN */
 	if (!(ent & PM_PRESENT) || !(ent & PM_PFN_MASK))

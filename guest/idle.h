@@ -26,6 +26,8 @@ struct shadow_counters {
 /* The most pages idle_walk_range() walks at once */
 #define IDLE_WALK_MAX_PAGES	64
 
+/* @addr's 64-bit entry of the pagemap file @pagemap, in *ent: 0, or -1 */
+int pagemap_entry(int pagemap, uintptr_t addr, long page_size, uint64_t *ent);
 int pagemap_pfn(int pagemap, uintptr_t addr, long page_size, uint64_t *pfn);
 int idle_mark(int bitmap, uint64_t pfn);
 int idle_word(int bitmap, uint64_t pfn, uint64_t *word);
