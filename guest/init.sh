@@ -46,10 +46,14 @@ echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 [ "$(cat /proc/sys/vm/nr_hugepages)" -gt 0 ]
 result $? setup-hugepages "$(cat /proc/sys/vm/nr_hugepages) huge pages"
 
-knob=/sys/kernel/debug/cow_context/debug_drop_children
+# Both of the COW context's debug knobs: its walk stops at the folio's own
+# context, and fork children's anon_vma ids lose ANON_VMA_ID_FORKED.
 if [ "${COWCTX_BREAK:-0}" = 1 ]; then
-	echo 1 > "$knob"
-	echo "GUEST-DIAG COW walk broken on purpose: $knob = $(cat "$knob")"
+	for knob in debug_drop_children debug_anon_vma_id_unforked; do
+		knob=/sys/kernel/debug/cow_context/$knob
+		echo 1 > "$knob"
+		echo "GUEST-DIAG COW context broken on purpose: $knob = $(cat "$knob")"
+	done
 fi
 
 # After every test, so that a run cut short still says how far it got

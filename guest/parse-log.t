@@ -43,6 +43,8 @@ my @clean = (
 	'GUEST-STAT verify_count_mismatches 0',
 	'GUEST-STAT verify_scanned 40',
 	'GUEST-STAT verify_scan_mismatches 0',
+	'GUEST-STAT anon_vma_id_checked 500',
+	'GUEST-STAT anon_vma_id_mismatches 0',
 	'GUEST-DONE',
 );
 my ($rc, $out) = parse('', @clean);
@@ -91,7 +93,8 @@ ok($rc == 0, 'as many walks as --min-walks asks pass');
 ($rc, $out) = parse('--shadow --min-walks 1201', @clean);
 ok($rc == 1 && $out =~ /^not ok \d+ - shadow: walks compared: at least 1201$/m, 'fewer walks than --min-walks fail');
 for my $c (['verify_count_mismatches', 'verifier: no count mismatch'],
-	   ['verify_scan_mismatches', 'verifier: no scan mismatch']) {
+	   ['verify_scan_mismatches', 'verifier: no scan mismatch'],
+	   ['anon_vma_id_mismatches', 'anon_vma ids: no mismatch']) {
 	my ($stat, $name) = @$c;
 	($rc, $out) = parse('--shadow', map { s/$stat 0/$stat 2/r } @clean);
 	ok($rc == 1 && $out =~ /^not ok \d+ - \Q$name\E$/m, "$stat above 0 fails the run");
@@ -100,6 +103,8 @@ for my $c (['verify_count_mismatches', 'verifier: no count mismatch'],
 }
 ($rc, $out) = parse('--shadow', map { s/verify_count_checked 900/verify_count_checked 0/r } @clean);
 ok($rc == 1 && $out =~ /^not ok \d+ - verifier: walks count-checked: at least 1$/m, 'no walk count-checked fails --shadow');
+($rc, $out) = parse('--shadow', map { s/anon_vma_id_checked 500/anon_vma_id_checked 0/r } @clean);
+ok($rc == 1 && $out =~ /^not ok \d+ - anon_vma ids: merge rules checked: at least 1$/m, 'no merge rule asked of anon_vma ids fails --shadow');
 ($rc, $out) = parse('--shadow --min-counted 900 --min-scans 40', @clean);
 ok($rc == 0, 'as many checks as --min-counted and --min-scans ask pass');
 ($rc, $out) = parse('--shadow --min-scans 41', @clean);

@@ -91,10 +91,14 @@ void remove_vma(struct vm_area_struct *vma)
  * where Linux copies the pointer, cleared where Linux unlinks the chain,
  * and nothing else: no object, no lock, no backend hook. The anon_vma
  * instance checks after every statement that its real anon_vmas and
- * these numbers agree (scenario/layout.c). A kernel running the COW
- * context would keep the number in vma->anon_vma, a pointer it no longer
- * needs (a VMA's context is its mm's); the slot is charged to it as its
- * pointer is to anon_vma (COW_VMA_FIELD_BYTES).
+ * these numbers agree (scenario/layout.c). The kernel series keeps the
+ * same number by the same rule (patch 0015, vma->anon_vma_id beside
+ * ->anon_vma while one kernel boots both reverse maps), and under
+ * cow_context=shadow asks each merge rule both ways at every decision,
+ * as layout.c does here. A kernel running the COW context alone would
+ * keep the number in vma->anon_vma, a pointer it no longer needs (a
+ * VMA's context is its mm's); the slot is charged to it as its pointer
+ * is to anon_vma (COW_VMA_FIELD_BYTES).
  *
  * The same places keep vm_anon_pgoff consistent: every VMA sharing an
  * anon_vma_id has one difference vm_anon_pgoff - vm_pgoff (split, the
