@@ -9,7 +9,10 @@
  * anon_vma root lock for write (anon_vma_fork()) and each walk takes it
  * for read, so the two contend; the COW context means to take neither.
  * Both run for the same T seconds; the figures are forks and walks per
- * second, the median of REPS runs.
+ * second, the median of REPS runs. On a kernel with CONFIG_LOCK_STAT
+ * (make guest-bench-lockstat) it also gives the contentions, wait and
+ * longest hold of the reverse maps' locks over all the runs
+ * (bench_lockstat_print()).
  *
  * Usage: cowctx-bench-contend [-v VMAS] [-t SECONDS] [-r REPS]
  * (defaults 1000, 10, 3). Needs root and CONFIG_IDLE_PAGE_TRACKING.
@@ -97,6 +100,7 @@ static void one_run(char *base, long v, long page, uint64_t *pfn,
 int main(int argc, char **argv)
 {
 	long page = sysconf(_SC_PAGESIZE), v = 1000, secs = 10, reps = 3, r;
+	int lockstat;
 	double *forks, *walks;
 	uint64_t *pfn;
 	char *base;
@@ -121,8 +125,11 @@ int main(int argc, char **argv)
 	if (!forks || !walks || !pfn)
 		bench_die("calloc");
 	base = bench_map_vmas(v, page);
+	lockstat = bench_lockstat_begin();
 	for (r = 0; r < reps; r++)
 		one_run(base, v, page, pfn, secs, &forks[r], &walks[r]);
+	if (lockstat)
+		bench_lockstat_print("contend");
 	bench_print(bench_median(forks, reps), "forks/s", "contend.forks_per_s");
 	bench_print(bench_median(walks, reps), "walks/s", "contend.walks_per_s");
 	return 0;

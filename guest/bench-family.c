@@ -15,19 +15,33 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
 
+/* What each child writes: every @w-th of the @v VMAs' pages at @base */
+struct child_work {
+	char *base;
+	long v, w, page;
+};
+
+static void child_writes(void *arg)
+{
+	const struct child_work *cw = arg;
+	long i;
+
+	for (i = 0; i < cw->v; i += cw->w)
+		cw->base[2 * i * cw->page] = 2;
+}
+
 int main(int argc, char **argv)
 {
-	long page = sysconf(_SC_PAGESIZE), v = 1000, c = 30, w = 4, i, j;
+	long page = sysconf(_SC_PAGESIZE), v = 1000, c = 30, w = 4;
 	double start[BENCH_NR_CACHES + 1], parent[BENCH_NR_CACHES + 1];
 	double family[BENCH_NR_CACHES + 1];
-	int go[2], done[2], opt;
-	char *base, b;
+	struct child_work child;
+	char *base;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "v:c:w:")) != -1) {
 		if (opt == 'v') {
@@ -45,35 +59,14 @@ int main(int argc, char **argv)
 	if (bench_slab_read(start))
 		bench_die("read /proc/slabinfo");
 	base = bench_map_vmas(v, page);
-	if (bench_slab_read(parent) || pipe(go) || pipe(done))
-		bench_die("set up");
-	for (j = 0; j < c; j++) {
-		pid_t pid = fork();
-
-		if (pid < 0)
-			bench_die("fork");
-		if (pid)
-			continue;
-		close(go[1]);
-		close(done[0]);
-		for (i = 0; i < v; i += w)
-			base[2 * i * page] = 2;
-		close(done[1]);	/* written: the parent may read */
-		while (read(go[0], &b, 1) > 0)
-			;
-		_exit(0);
-	}
-	close(go[0]);
-	close(done[1]);
-	/* EOF once every child has closed its end: all have written */
-	while (read(done[0], &b, 1) > 0)
-		;
-	if (bench_slab_read(family))
+	if (bench_slab_read(parent))
 		bench_die("read /proc/slabinfo");
+	child.base = base;
+	child.v = v;
+	child.w = w;
+	child.page = page;
+	bench_family_slab(c, child_writes, &child, family);
 	bench_slab_print("parent", parent, start);
 	bench_slab_print("family", family, parent);
-	close(go[1]);
-	while (wait(NULL) > 0)
-		;
 	return 0;
 }

@@ -36,15 +36,23 @@ sub run {
 }
 
 my @off = (put('boot-1-off.fig', 'fork.v10.us 100 us', 'fork.v1000.us 1100 us',
-	       'cow.seq.pages_per_s 1000 pages/s'),
+	       'cow.seq.pages_per_s 1000 pages/s', 'ksm.move.max_ns 1000 ns',
+	       'slab.zygote.anon_vma 200 bytes', 'slab.zygote.anon_vma_chain 100 bytes',
+	       'slab.zygote.vm_area_struct 1000 bytes'),
 	   put('boot-2-off.fig', 'fork.v10.us 120 us', 'fork.v1000.us 1000 us',
-	       'cow.seq.pages_per_s 1200 pages/s'),
+	       'cow.seq.pages_per_s 1200 pages/s', 'ksm.move.max_ns 1200 ns',
+	       'slab.zygote.anon_vma 200 bytes', 'slab.zygote.anon_vma_chain 300 bytes',
+	       'slab.zygote.vm_area_struct 1000 bytes'),
 	   put('boot-3-off.fig', 'fork.v10.us 110 us', 'fork.v1000.us 900 us',
-	       'cow.seq.pages_per_s 1100 pages/s'));
+	       'cow.seq.pages_per_s 1100 pages/s', 'ksm.move.max_ns 1100 ns',
+	       'slab.zygote.anon_vma 100 bytes', 'slab.zygote.anon_vma_chain 300 bytes',
+	       'slab.zygote.vm_area_struct 1000 bytes'));
 my @on = (put('boot-1-on.fig', 'fork.v10.us 50 us', 'fork.v1000.us 500 us',
-	      'cow.seq.pages_per_s 1000 pages/s'),
+	      'cow.seq.pages_per_s 1000 pages/s', 'ksm.move.max_ns 100 ns',
+	      'slab.zygote.anon_vma 0 bytes', 'slab.zygote.anon_vma_chain 0 bytes',
+	      'slab.zygote.cow_context 10 bytes', 'slab.zygote.vm_area_struct 1000 bytes'),
 	  put('boot-2-on.fig', 'fork.v10.us 70 us', 'fork.v1000.us 700 us',
-	      'cow.seq.pages_per_s 900 pages/s'));
+	      'cow.seq.pages_per_s 900 pages/s', 'ksm.move.max_ns 90 ns'));
 
 my ($rc, $out) = run(@off, @on);
 ok($rc == 0, 'good figures: exit 0', $out);
@@ -57,6 +65,21 @@ ok(scalar($out =~ /^\| fork\.slope\.us_per_vma \| us \| 0\.899 \| 0\.545 \| 0\.6
 ok(scalar($out =~ /^  met: fork at V=1,000 fork\.v1000\.us \(0\.600 <= 0\.6\)$/m &&
    $out =~ /^  NOT MET: COW throughput cow\.seq\.pages_per_s \(0\.864 >= 0\.95\)$/m),
    'targets are judged against on, met and not met', $out);
+ok(scalar($out =~ /^\| slab\.zygote\.rmap_bytes \| bytes \| 400 \(300-500\) \| 10 \| 0\.025 \|$/m &&
+	  $out =~ /^\| slab\.zygote\.rmap_per_vma \| ratio \| 0\.4 \(0\.3-0\.5\) \| 0\.01 \| 0\.025 \|$/m &&
+	  $out =~ /^  met: reverse-map slab bytes slab\.zygote\.rmap_bytes \(0\.025 <= 0\.03\)$/m),
+   'each boot\'s reverse-map bytes and their share of the VMAs\' are derived and judged', $out);
+my @lk = (put('lock-1-off.fig', 'lockstat.contend.anon_vma_rwsem.contentions 40 contentions',
+	       'lockstat.contend.cow_context_lock.contentions 0 contentions'),
+	  put('lock-1-on.fig', 'lockstat.contend.anon_vma_rwsem.contentions 0 contentions',
+	      'lockstat.contend.cow_context_lock.contentions 6 contentions'));
+my ($lrc, $lout) = run(@lk);
+ok(scalar($lrc == 0 &&
+	  $lout =~ /^\| lockstat\.contend\.rmap_locks\.contentions \| contentions \| 40 \| 6 \| 0\.150 \|$/m &&
+	  $lout =~ /^  NOT MET: reverse-map lock contentions lockstat\.contend\.rmap_locks\.contentions \(0\.150 <= 0\.1\)$/m),
+   'the reverse maps\' lock contentions are summed per boot across both maps and judged', $lout);
+ok(scalar($out =~ /^  met: largest KSM page move ksm\.move\.max_ns \(0\.086 <= 0\.1\)$/m),
+   'the largest KSM page move is judged at 0.1 of off', $out);
 
 ($rc, $out) = run(@off, map { my $f = $_; $f =~ s/-on\.fig$/-shadow.fig/;
 			      system('cp', $_, $f); $f } @on);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "idle.h"
@@ -106,6 +108,43 @@ void bench_slab_print(const char *tag, const double *after,
 						  "remap_entries");
 }
 
+void bench_family_slab(long c, void (*work)(void *arg), void *arg,
+		       double bytes[BENCH_NR_CACHES + 1])
+{
+	int go[2], done[2];
+	long j;
+	char b;
+
+	if (pipe(go) || pipe(done))
+		bench_die("pipe");
+	for (j = 0; j < c; j++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			bench_die("fork");
+		if (pid)
+			continue;
+		close(go[1]);
+		close(done[0]);
+		work(arg);
+		close(done[1]);	/* done: the parent may read */
+		while (read(go[0], &b, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	/* EOF once every child has closed its end: all have run @work */
+	while (read(done[0], &b, 1) > 0)
+		;
+	close(done[0]);
+	if (bench_slab_read(bytes))
+		bench_die("read /proc/slabinfo");
+	close(go[1]);
+	while (wait(NULL) > 0)
+		;
+}
+
 char *bench_map_vmas(long v, long page)
 {
 	char *base = mmap(NULL, 2 * v * page, PROT_READ | PROT_WRITE,
@@ -142,4 +181,84 @@ void bench_die(const char *what)
 	fprintf(stderr, "bench: %s: %s\n", what, strerror(errno));
 	printf("not ok - %s\n", what);
 	exit(1);
+}
+
+#define LOCK_STAT	"/proc/lock_stat"
+#define LOCK_STAT_ON	"/proc/sys/kernel/lock_stat"
+
+/* The lock classes reported, by lockdep's name, and their key's name */
+static const char *const lockstat_classes[][2] = {
+	{ "&anon_vma->rwsem", "anon_vma_rwsem" },
+	{ "cow_context->lock", "cow_context_lock" },
+	{ "&mm->mmap_lock", "mmap_lock" },
+};
+#define NR_LOCKSTAT_CLASSES \
+	(sizeof(lockstat_classes) / sizeof(lockstat_classes[0]))
+
+int bench_lockstat_begin(void)
+{
+	if (access(LOCK_STAT, W_OK))
+		return 0;
+	if (write_knob(LOCK_STAT, "0") || write_knob(LOCK_STAT_ON, "1"))
+		bench_die("start lock statistics");
+	return 1;
+}
+
+void bench_lockstat_print(const char *tag)
+{
+	double cont[NR_LOCKSTAT_CLASSES] = { 0 };
+	double wait[NR_LOCKSTAT_CLASSES] = { 0 };
+	double hold[NR_LOCKSTAT_CLASSES] = { 0 };
+	char line[1024], name[256];
+	double v[12];
+	size_t i, len;
+	FILE *f;
+
+	if (write_knob(LOCK_STAT_ON, "0"))
+		bench_die("stop lock statistics");
+	f = fopen(LOCK_STAT, "r");
+	if (!f)
+		bench_die("open " LOCK_STAT);
+	/*
+	 * "CLASS: con-bounces contentions waittime-min -max -total -avg
+	 * acq-bounces acquisitions holdtime-min -max -total -avg", an rwsem's
+	 * writers and readers on lines of their own (CLASS-W, CLASS-R);
+	 * times in microseconds
+	 */
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strstr(line, ": ");
+
+		if (!colon || colon - line >= (long)sizeof(name))
+			continue;
+		if (sscanf(colon + 1, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7], &v[8], &v[9], &v[10], &v[11]) != 12)
+			continue;
+		/* the class: what precedes ": ", less the leading blanks */
+		len = strspn(line, " \t");
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - line - len),
+			 line + len);
+		len = strlen(name);
+		if (len > 2 && name[len - 2] == '-' &&
+		    (name[len - 1] == 'W' || name[len - 1] == 'R'))
+			name[len - 2] = '\0';
+		for (i = 0; i < NR_LOCKSTAT_CLASSES; i++) {
+			if (strcmp(name, lockstat_classes[i][0]))
+				continue;
+			cont[i] += v[1];
+			wait[i] += v[4];
+			if (v[9] > hold[i])
+				hold[i] = v[9];
+		}
+	}
+	fclose(f);
+	for (i = 0; i < NR_LOCKSTAT_CLASSES; i++) {
+		const char *key = lockstat_classes[i][1];
+
+		bench_print(cont[i], "contentions", "lockstat.%s.%s.contentions",
+			    tag, key);
+		bench_print(wait[i], "us", "lockstat.%s.%s.wait_us", tag, key);
+		bench_print(hold[i], "us", "lockstat.%s.%s.hold_max_us", tag,
+			    key);
+	}
 }

@@ -36,11 +36,28 @@ int bench_slab_read(double bytes[BENCH_NR_CACHES + 1]);
 void bench_slab_print(const char *tag, const double *after,
 		      const double *before);
 /*
+ * Forks @c children, each of which runs @work(@arg) and then waits; once
+ * every one has run it, reads the slab caches (bench_slab_read()) into
+ * @bytes while they are all alive, then lets them exit and reaps them.
+ */
+void bench_family_slab(long c, void (*work)(void *arg), void *arg,
+		       double bytes[BENCH_NR_CACHES + 1]);
+/*
  * @v private anonymous VMAs of one written page each, of @page bytes:
  * 2v pages mapped and every other one unmapped, so that none merges.
  * Returns the first page; the range is 2 * @v * @page bytes.
  */
 char *bench_map_vmas(long v, long page);
+/*
+ * Lock statistics, where the kernel has them (CONFIG_LOCK_STAT, booted by
+ * make guest-bench-lockstat): bench_lockstat_begin() clears and starts
+ * them and says whether there are any; bench_lockstat_print() stops them
+ * and prints, for each lock class of the reverse maps (anon_vma's rwsem,
+ * the COW context's lock, mmap_lock), its contentions, total wait and
+ * longest hold as "lockstat.TAG.CLASS.{contentions,wait_us,hold_max_us}".
+ */
+int bench_lockstat_begin(void);
+void bench_lockstat_print(const char *tag);
 /* @s as a number from @min to @max, or exits saying which is wrong */
 long bench_number(const char *what, const char *s, long min, long max);
 /* Exits with a message: the benchmark cannot go on. */

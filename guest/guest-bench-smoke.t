@@ -31,7 +31,11 @@ want="fork.v10.us fork.v100.us slab.parent.vm_area_struct
 slab.family.vm_area_struct slab.family.anon_vma slab.family.anon_vma_chain
 slab.family.cow_context slab.family.remap_entries cow.seq.pages_per_s
 rmap.pageout.k1.unmoved rmap.pageout.k1.moved contend.forks_per_s
-contend.walks_per_s"
+contend.walks_per_s ksm.merged_pages ksm.pages_moved ksm.move.mean_ns
+ksm.move.max_ns zygote.libs zygote.vmas slab.zygote.vm_area_struct
+slab.zygote.anon_vma slab.zygote.anon_vma_chain slab.zygote.cow_context
+redis.keys redis.fork_us slab.redis.vm_area_struct slab.redis.anon_vma
+slab.redis.anon_vma_chain slab.redis.cow_context"
 for op in idle migrate reclaim; do
 	for k in 1 4; do
 		want="$want rmap.$op.k$k.unmoved rmap.$op.k$k.moved"
@@ -51,7 +55,7 @@ for m in off shadow; do
 	fi
 	n=$((n + 1))
 	# a time or a rate of 0 would be a benchmark that measured nothing
-	zero=$(grep -E '^(fork|rmap|cow|contend)\.' "$out/boot-1-$m.fig" 2> /dev/null |
+	zero=$(grep -E '^(fork|rmap|cow|contend|ksm)\.|^redis\.fork_us ' "$out/boot-1-$m.fig" 2> /dev/null |
 	       awk '$2 <= 0 { print $1 }' | tr '\n' ' ')
 	if [ -z "$zero" ] && [ -s "$out/boot-1-$m.fig" ]; then
 		echo "ok $n - cow_context=$m: every time and rate above 0"

@@ -61,7 +61,8 @@ GUEST_TESTS := $(GUEST_ALL_TESTS)
 # make guest-bench runs them (guest/bench.sh), and guest-check runs them
 # once, small, to prove the harness (guest/guest-bench-smoke.t).
 GUEST_BENCH_PROGS := cowctx-bench-fork cowctx-bench-family \
-		     cowctx-bench-rmap cowctx-bench-cow cowctx-bench-contend
+		     cowctx-bench-rmap cowctx-bench-cow cowctx-bench-contend \
+		     cowctx-bench-ksm cowctx-bench-zygote cowctx-bench-redis
 # The walks the whole run must have compared. The storm, last, stops once
 # the kernel's count since boot passes them by 2%, or after
 # GUEST_STORM_SECS, whichever comes first: under TCG on two cores the ci
@@ -97,7 +98,8 @@ GUEST_PKG_SUITE := trixie-backports
 GUEST_KVERSION := 7.3
 
 GUEST_DEB_PKGS := qemu-system-x86 busybox-static flex bison \
-		  libelf-dev bc cpio libnuma-dev libcap-dev gnuplot-nox
+		  libelf-dev bc cpio libnuma-dev libcap-dev gnuplot-nox \
+		  redis-tools
 
 GUEST_SRC := $(GUEST_BUILD)/linux
 GUEST_SOURCE := $(GUEST_BUILD)/kernel-source
@@ -125,6 +127,7 @@ GUEST_T1 = { echo "$(1) $$(( $$(date +%s) - t0 ))" >> $(GUEST_TIMES); \
 	   echo "guest: $(1) took $$(( $$(date +%s) - t0 )) s"; }
 
 .PHONY: guest-check guest-check-broken guest-kernel guest-initramfs guest-dev \
+	guest-bench-lockstat \
 	guest-times guest-series-check guest-bench guest-bench-run \
 	guest-patch guest-config guest-selftests guest-deps
 
@@ -224,6 +227,33 @@ $(GUEST_ST)/cowctx-bench-%: guest/bench-%.c guest/bench.c guest/bench.h \
 			    guest/idle.c guest/idle.h $(GUEST_BUILD)/selftests.stamp
 	cc $(GUEST_CFLAGS) -o $@ $< guest/bench.c guest/idle.c
 
+# The zygote (workload 1) is the one dynamically linked benchmark: it
+# dlopen()s real shared libraries, which guest/zygote-libs.sh copies from
+# this machine into cowctx-bench-zygote.d/lib with the loader and libc it
+# runs on there (its interpreter and rpath name that directory).
+GUEST_ZYGOTE_DIR := /st/cowctx-bench-zygote.d/lib
+$(GUEST_BUILD)/zygote-libs.stamp: guest/zygote-libs.sh \
+				  $(GUEST_BUILD)/selftests.stamp
+	guest/zygote-libs.sh $(GUEST_ST)/cowctx-bench-zygote.d
+	touch $@
+
+$(GUEST_ST)/cowctx-bench-zygote: guest/bench-zygote.c guest/bench.c \
+				 guest/bench.h guest/idle.c guest/idle.h \
+				 $(GUEST_BUILD)/zygote-libs.stamp
+	cc $(filter-out -static,$(GUEST_CFLAGS)) -o $@ $< guest/bench.c \
+		guest/idle.c \
+		-Wl,--dynamic-linker=$(GUEST_ZYGOTE_DIR)/ld-linux-x86-64.so.2 \
+		-Wl,--disable-new-dtags,-rpath,$(GUEST_ZYGOTE_DIR)
+
+# The fork server (workload 5): redis-tools' redis-check-rdb, which is
+# redis-server by name (redis-server's package adds only that link and a
+# service that would start on install), with its libraries and loader.
+$(GUEST_BUILD)/redis.stamp: guest/copy-elf.sh $(GUEST_BUILD)/selftests.stamp
+	rm -rf $(GUEST_ST)/cowctx-bench-redis.d
+	guest/copy-elf.sh $(GUEST_ST)/cowctx-bench-redis.d \
+		redis-check-rdb:redis-server
+	touch $@
+
 # cowctx-corpus (guest/corpus.sh) runs `cowctx kernel` on the scenario
 # corpus: a static cowctx, built by the top-level Makefile in a build
 # directory of its own (never a sanitiser's), and the corpus go beside it
@@ -280,7 +310,7 @@ $(GUEST_INITRD): $(GUEST_BUILD)/selftests.stamp $(GUEST_ST)/cowctx-walks \
 		 $(GUEST_ST)/cowctx-storm $(GUEST_ST)/cowctx-corpus \
 		 $(GUEST_ST)/split_huge_page_test-anon \
 		 $(addprefix $(GUEST_ST)/,$(GUEST_BENCH_PROGS)) \
-		 $(GUEST_BUILD)/gen_init_cpio \
+		 $(GUEST_BUILD)/redis.stamp $(GUEST_BUILD)/gen_init_cpio \
 		 guest/init.sh guest/runner.sh guest/selftests.tab guest/bench.tab \
 		 guest/bench-smoke.tab guest/mkinitramfs.sh
 	guest/mkinitramfs.sh $(GUEST_BUILD)/gen_init_cpio $@ $(GUEST_ST) \
@@ -350,6 +380,10 @@ guest-series-check: $(GUEST_BUILD)/dev/.git/HEAD
 GUEST_BENCH_BOOTS := 5
 GUEST_BENCH_MODES := off shadow
 GUEST_BENCH_OUT := $(GUEST_BUILD)/bench
+# the benchmarks a run boots with (all of them; the initramfs holds all)
+GUEST_BENCH_RUN = $(GUEST_BENCH_PROGS)
+GUEST_BENCH_MARKDOWN := docs/kernel-results.md
+GUEST_BENCH_SVG := docs/kernel-results-fork.svg
 guest-bench:
 	$(MAKE) guest-bench-run GUEST_CONFIG=base
 
@@ -357,12 +391,25 @@ guest-bench-run: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
 	@$(GUEST_T0); \
 	GUEST_BZIMAGE=$(GUEST_BZIMAGE) GUEST_INITRD=$(GUEST_INITRD) \
 	GUEST_SMP=2 GUEST_MEM=2G GUEST_TIMEOUT=$(GUEST_TIMEOUT) \
-	BENCH_TESTS="$(GUEST_BENCH_PROGS)" BENCH_TAB=bench.tab \
-	BENCH_MARKDOWN=docs/kernel-results.md \
-	BENCH_SVG=docs/kernel-results-fork.svg \
+	BENCH_TESTS="$(GUEST_BENCH_RUN)" BENCH_TAB=bench.tab \
+	BENCH_MARKDOWN=$(GUEST_BENCH_MARKDOWN) \
+	BENCH_SVG=$(GUEST_BENCH_SVG) \
 		guest/bench.sh $(GUEST_BENCH_OUT) $(GUEST_BENCH_BOOTS) \
 			"$(GUEST_BENCH_MODES)"; \
 		status=$$?; $(call GUEST_T1,bench); exit $$status
+
+# Workload 4's lock statistics: a kernel of its own (base with
+# CONFIG_LOCK_STAT, guest/config/lockstat.config), booted
+# GUEST_LOCKSTAT_BOOTS times in each mode running cowctx-bench-contend
+# alone; the report goes to build-guest/bench-lockstat/report.txt and
+# leaves docs/ alone.
+GUEST_LOCKSTAT_BOOTS := 3
+guest-bench-lockstat:
+	$(MAKE) guest-bench-run GUEST_CONFIG=lockstat \
+		GUEST_BENCH_RUN=cowctx-bench-contend \
+		GUEST_BENCH_BOOTS=$(GUEST_LOCKSTAT_BOOTS) \
+		GUEST_BENCH_OUT=$(GUEST_BUILD)/bench-lockstat \
+		GUEST_BENCH_MARKDOWN= GUEST_BENCH_SVG=
 
 # Proves the check can fail: the COW walk broken on purpose must fail.
 # guest-check runs it too (a boot of cowctx-walks alone: about a minute).

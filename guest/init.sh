@@ -79,6 +79,11 @@ for t in $tests; do
 done
 
 shadow_stats
+# the object sizes of the reverse maps' caches and of vm_area_struct,
+# which the series' fields grow (slabinfo's objsize: the struct, aligned)
+for c in vm_area_struct anon_vma anon_vma_chain cow_context; do
+	awk -v c="$c" '$1 == c { print "GUEST-STAT objsize_" c, $4 }' /proc/slabinfo
+done
 grep -E 'pgmigrate_success|pswpout|thp_split_page |pgsteal_anon|ksm' \
 	/proc/vmstat | sed 's/^/GUEST-STAT vmstat_/'
 echo "GUEST-DONE"
