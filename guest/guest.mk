@@ -331,7 +331,7 @@ guest-check: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
 	GUEST_SRC=$(abspath $(GUEST_SRC)) \
 	GUEST_SOURCE=$(abspath $(GUEST_SOURCE)) \
 		prove -v guest/parse-log.t guest/selftests-tab.t \
-			 guest/runner.t guest/bench-report.t \
+			 guest/runner.t guest/run-qemu.t guest/bench-report.t \
 			 guest/vma-userland.t \
 			 guest/guest-broken.t guest/guest-bench-smoke.t \
 			 guest/guest.t
