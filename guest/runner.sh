@@ -76,14 +76,18 @@ run_once() {
 }
 
 # Every run of test $1 (runs_of), and its result line. A run in which
-# only cases its table line names as racy failed runs once more, and that
-# run decides.
+# only cases its table line names as racy failed runs again, up to
+# RACY_RUNS runs in all, and the first that passes, or the last, decides:
+# khugepaged's collapse_max_ptes_swap failed in two runs in a row on
+# 7 December 2026, in a CI run whose host was not loaded.
+RACY_RUNS=${RACY_RUNS:-5}
 run_test() {
 	t=$1
 	n=0
 	fails=0
 	skips=0
 	reruns=
+	passed_on=
 	while read -r tmo args; do
 		n=$((n + 1))
 		# LIMIT:CASE,...: those cases of the selftest race with
@@ -99,14 +103,23 @@ run_test() {
 		# shellcheck disable=SC2086
 		run_once "$t" "$tmo" $args
 		# a failure the test reported (not a kill at the limit)
-		if [ "$rc" = 1 ] && [ -n "$racy" ] &&
-		   only_racy_failed "$t" "$racy"; then
+		runs=1
+		while [ "$rc" = 1 ] && [ -n "$racy" ] &&
+		      [ "$runs" -lt "$RACY_RUNS" ] &&
+		      only_racy_failed "$t" "$racy"; do
 			f=$(failed_cases "$t" | tr '\n' ' ')
-			echo "GUEST-DIAG $t: run again: only ${f% } failed, which its table says may race"
-			reruns="$reruns ${f% }"
+			runs=$((runs + 1))
+			echo "GUEST-DIAG $t: run again ($runs of at most $RACY_RUNS): only ${f% } failed, which its table says may race"
+			for c in $f; do
+				case " $reruns " in
+				*" $c "*) ;;
+				*)	reruns="$reruns $c" ;;
+				esac
+			done
 			# shellcheck disable=SC2086
 			run_once "$t" "$tmo" $args
-		fi
+		done
+		[ "$runs" -gt 1 ] && [ "$rc" = 0 ] && passed_on=$runs
 		set +f
 		case $rc in
 		0)	;;
@@ -121,7 +134,7 @@ run_test() {
 	if [ "$fails" -gt 0 ]; then
 		result 1 "$t" "$fails of $n runs failed"
 	elif [ -n "$reruns" ]; then
-		result 0 "$t" "passed when run again after${reruns} failed"
+		result 0 "$t" "passed on run $passed_on after${reruns} failed"
 	elif [ "$skips" = "$n" ]; then
 		result 0 "$t" "SKIP $skip"
 	else

@@ -52,16 +52,22 @@ check $? 'its benchmark figure is passed on as GUEST-BENCH' "$o"
 
 fake t2
 o=$(FAILS=1 run t2 "t2	60:racy_one,racy_two	-x")
-echo "$o" | grep -q 'run again: only racy_one failed' &&
-	echo "$o" | grep -qx 'GUEST-TAP ok - t2 # passed when run again after racy_one failed' &&
+echo "$o" | grep -q 'run again (2 of at most 5): only racy_one failed' &&
+	echo "$o" | grep -qx 'GUEST-TAP ok - t2 # passed on run 2 after racy_one failed' &&
 	[ "$(cat runs.t2)" = 2 ]
 check $? 'only a racy case failed: run again, and the second run passes it' "$o"
 
 fake t3
-o=$(FAILS=2 run t3 "t3	60:racy_one")
+o=$(FAILS=5 run t3 "t3	60:racy_one")
 echo "$o" | grep -qx 'GUEST-TAP not ok - t3 # 1 of 1 runs failed' &&
-	[ "$(cat runs.t3)" = 2 ]
-check $? 'the racy case fails again: not ok, and no third run' "$o"
+	[ "$(cat runs.t3)" = 5 ]
+check $? 'the racy case fails in every run: not ok after 5 runs, no sixth' "$o"
+
+fake t3b
+o=$(FAILS=3 run t3b "t3b	60:racy_one")
+echo "$o" | grep -qx 'GUEST-TAP ok - t3b # passed on run 4 after racy_one failed' &&
+	[ "$(cat runs.t3b)" = 4 ]
+check $? 'the racy case fails three times: the fourth run passes it' "$o"
 
 fake t4
 o=$(FAILS=1 OTHER=steady_two run t4 "t4	60:racy_one")
