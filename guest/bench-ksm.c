@@ -47,20 +47,14 @@ static char ksm_saved[NR_KSM_KNOBS][32];
 
 static long ksm_read(const char *knob)
 {
-	char path[128], buf[32];
-	ssize_t n;
-	int fd;
+	char path[128];
+	long long v;
 
 	snprintf(path, sizeof(path), KSM_DIR "%s", knob);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		bench_die("open " KSM_DIR " (no CONFIG_KSM?)");
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		bench_die("read a KSM knob");
-	buf[n] = '\0';
-	return atol(buf);
+	v = read_knob(path);
+	if (v < 0)
+		bench_die("read " KSM_DIR " (no CONFIG_KSM?)");
+	return v;
 }
 
 static void ksm_write(const char *knob, const char *val)

@@ -79,20 +79,25 @@ int lru_drain_all(void)
 	return write_knob("/proc/sys/vm/drop_caches", "1");
 }
 
-long long shadow_counter(const char *name)
+long long read_knob(const char *path)
 {
-	char path[128];
 	long long v = -1;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "%s/%s", SHADOW_DIR, name);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%lld", &v) != 1)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+long long shadow_counter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", SHADOW_DIR, name);
+	return read_knob(path);
 }
 
 void shadow_read(struct shadow_counters *c)

@@ -42,6 +42,8 @@ long idle_walk_range(const char *who, char *base, size_t len, long page_size,
 int lru_drain_all(void);
 /* Writes @val to the sysctl, sysfs or cgroup file @path: 0, or -1 */
 int write_knob(const char *path, const char *val);
+/* The number a sysctl, sysfs or debugfs file @path holds; -1 if none */
+long long read_knob(const char *path);
 /* One numeric counter of SHADOW_DIR; -1 if it is missing */
 long long shadow_counter(const char *name);
 void shadow_read(struct shadow_counters *c);
