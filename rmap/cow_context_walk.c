@@ -95,6 +95,17 @@
  *    its address from before the walk to after it is found, and an
  *    unmapping walk leaves none.
  *
+ *    The kernel (patches/0017) has taken the rule REPLACE-MODE.md 3.3.1
+ *    recommends instead of points 3 and 4: a per-mm rmap_lock, read for
+ *    the whole visit of an mm and written, briefly, by every move of a
+ *    PTE, every remap-tree change and every split, merge or growth of a
+ *    VMA with anonymous state, with free_pgtables() passing a write
+ *    section before it frees a detached VMA's tables. No remap_seq
+ *    retry and no VMA lock: a VMA found under the read lock (the mm's,
+ *    attached, with anonymous state) stays so for the visit. Its shadow
+ *    walk only tries the lock; the model's walk, and its interleaving
+ *    tests, move to it with the kernel's callback walk.
+ *
  * 5. Fork racing a walk. Fork links the child's context at the tail of
  *    the parent's children before copying any VMA, gives each child VMA
  *    its remap entry before it is linked, and links it before copying
