@@ -97,9 +97,11 @@ GUEST_PKG := linux-source-7.3
 GUEST_PKG_SUITE := trixie-backports
 GUEST_KVERSION := 7.3
 
+# python3-ply and python3-git: checkpatch.pl's SPDX check
+# (scripts/spdxcheck.py), which guest-series-check runs on every patch
 GUEST_DEB_PKGS := qemu-system-x86 busybox-static flex bison \
 		  libelf-dev bc cpio libnuma-dev libcap-dev gnuplot-nox \
-		  redis-tools
+		  redis-tools python3-ply python3-git
 
 GUEST_SRC := $(GUEST_BUILD)/linux
 GUEST_SOURCE := $(GUEST_BUILD)/kernel-source
@@ -109,7 +111,9 @@ GUEST_EXTRACTED := $(GUEST_BUILD)/extract-$(GUEST_KVERSION).stamp
 GUEST_OBJ := $(GUEST_BUILD)/obj-$(GUEST_CONFIG)
 GUEST_ST := $(GUEST_BUILD)/selftests
 GUEST_TIMES := $(GUEST_BUILD)/times
-GUEST_PATCHES := $(sort $(wildcard patches/*.patch))
+# patches/0000-cover-letter.patch is the series' cover letter, no patch
+GUEST_PATCHES := $(sort $(filter-out patches/0000-cover-letter.patch,\
+			       $(wildcard patches/*.patch)))
 # base is the fragment every configuration starts from; debug and ci add
 # their own (guest/config/NAME.config) and build in their own obj-NAME.
 GUEST_FRAGS := guest/config/base.config \
@@ -127,7 +131,7 @@ GUEST_T1 = { echo "$(1) $$(( $$(date +%s) - t0 ))" >> $(GUEST_TIMES); \
 	   echo "guest: $(1) took $$(( $$(date +%s) - t0 )) s"; }
 
 .PHONY: guest-check guest-check-broken guest-kernel guest-initramfs guest-dev \
-	guest-bench-lockstat \
+	guest-format-series guest-bench-lockstat \
 	guest-times guest-series-check guest-bench guest-bench-run \
 	guest-patch guest-config guest-selftests guest-deps
 
@@ -332,13 +336,14 @@ guest-check: guest-deps $(GUEST_BZIMAGE) $(GUEST_INITRD)
 	GUEST_SOURCE=$(abspath $(GUEST_SOURCE)) \
 		prove -v guest/parse-log.t guest/selftests-tab.t \
 			 guest/runner.t guest/run-qemu.t guest/bench-report.t \
-			 guest/vma-userland.t \
+			 guest/vma-userland.t guest/format-series.t \
 			 guest/guest-broken.t guest/guest-bench-smoke.t \
 			 guest/guest.t
 
 # A git tree for writing the series: the pristine tarball committed (with
 # -f: Debian's top-level .gitignore ignores everything), then
-# patches/ applied with git am. New patches come from git format-patch.
+# patches/ applied with git am. New patches come from make
+# guest-format-series.
 $(GUEST_BUILD)/dev/.git/HEAD: | $(GUEST_EXTRACTED)
 	rm -rf $(GUEST_BUILD)/dev && mkdir -p $(GUEST_BUILD)/dev
 	tar -C $(GUEST_BUILD)/dev --strip-components=1 -xf $(GUEST_TARBALL)
@@ -352,6 +357,11 @@ $(GUEST_BUILD)/dev/.git/HEAD: | $(GUEST_EXTRACTED)
 		am -q $(abspath $(GUEST_PATCHES)))
 
 guest-dev: $(GUEST_BUILD)/dev/.git/HEAD
+
+# The dev tree's series back into patches/, with the RFC prefix and the
+# cover letter, whose text it keeps (guest/format-series.sh).
+guest-format-series: $(GUEST_BUILD)/dev/.git/HEAD
+	guest/format-series.sh $(GUEST_BUILD)/dev patches
 
 # Every patch of patches/ builds on its own and passes checkpatch.pl
 # --strict, and the series builds with CONFIG_COW_CONTEXT off

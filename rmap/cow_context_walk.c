@@ -102,9 +102,12 @@
  *    VMA with anonymous state, with free_pgtables() passing a write
  *    section before it frees a detached VMA's tables. No remap_seq
  *    retry and no VMA lock: a VMA found under the read lock (the mm's,
- *    attached, with anonymous state) stays so for the visit. Its shadow
- *    walk only tries the lock; the model's walk, and its interleaving
- *    tests, move to it with the kernel's callback walk.
+ *    attached, with anonymous state) stays so for the visit. Its walk
+ *    leaves RCU to take that lock, waiting for a writer, as this walk
+ *    leaves RCU to wait in point 4, with only the mm pinned
+ *    (patches/0018; a walker that only tries, folio_referenced(), only
+ *    tries it). The model's walk, and its interleaving tests, move to
+ *    the rmap_lock with the kernel's callback walk.
  *
  * 5. Fork racing a walk. Fork links the child's context at the tail of
  *    the parent's children before copying any VMA, gives each child VMA
