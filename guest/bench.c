@@ -190,6 +190,7 @@ void bench_die(const char *what)
 static const char *const lockstat_classes[][2] = {
 	{ "&anon_vma->rwsem", "anon_vma_rwsem" },
 	{ "cow_context->lock", "cow_context_lock" },
+	{ "cow_context->rmap_lock", "cow_context_rmap_lock" },
 	{ "&mm->mmap_lock", "mmap_lock" },
 };
 #define NR_LOCKSTAT_CLASSES \
