@@ -4,10 +4,11 @@
 #
 # Writes the series of DEVTREE (make guest-dev: base..HEAD) into PATCHDIR
 # as git format-patch does, RFC prefix and cover letter included, in place
-# of PATCHDIR's old patches (which stay if it fails). The cover letter's subject and text are
-# kept from PATCHDIR/0000-cover-letter.patch (they live nowhere else): git
-# takes them from the branch's description, which is set from the old
-# letter first; the shortlog and diffstat under them are regenerated.
+# of PATCHDIR's old patches (which stay if it fails). The cover letter's
+# subject and text are kept from PATCHDIR/0000-cover-letter.patch (they
+# live nowhere else): git takes them from the branch's description, which
+# is set from the old letter first; the shortlog and diffstat under them
+# are regenerated.
 set -eu
 dev=$1
 out=$(realpath "$2")
