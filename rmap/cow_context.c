@@ -347,30 +347,28 @@ static void repoint_folio(struct mm_struct *mm, unsigned long addr,
 
 /*
  * Exit: @ctx (mm gone) leaves its parent's children list; its children
- * take its place, so a walk that is past it in that list has visited
- * them and one that is before it will, and a walk standing on it goes
- * on through them (->siblings.next). Under both lists' locks.
+ * take its place. Under both lists' locks, and only while no walk is in
+ * the tree (see splice_deferred()).
  */
-static void splice_out(struct cow_context *ctx)
+static void splice_out(struct cow_context *tree, struct cow_context *ctx)
 {
 	struct cow_context *parent = ctx->parent, *child;
 	struct list_head *first, *last;
 	int moved = 0;
 
-	spin_lock(&parent->lock);
+	if (__atomic_load_n(&tree->walkers, __ATOMIC_SEQ_CST))
+		cow_bug("context %lu spliced out while its tree is walked",
+			ctx->mm_id);
+	/* the tree root's lock is held: it serialises the tree's splices */
+	if (parent != tree)
+		spin_lock(&parent->lock);
 	spin_lock(&ctx->lock);
 	list_for_each_entry(child, &ctx->children, siblings) {
 		cow_context_get(parent);
 		CMM_STORE_SHARED(child->parent, parent);
 		moved++;
 	}
-	/*
-	 * Detached before ->siblings.next leads into the children: a walk
-	 * that climbed back into @ctx from them reads the flag after the
-	 * pointer, and goes back to where it came from (walk_parents_first()).
-	 */
 	CMM_STORE_SHARED(ctx->spliced, true);
-	cmm_smp_wmb();
 	if (moved) {
 		first = ctx->children.next;
 		last = ctx->children.prev;
@@ -386,11 +384,109 @@ static void splice_out(struct cow_context *ctx)
 	}
 	lock_touch(&parent->lock, (unsigned long)moved + 1);
 	spin_unlock(&ctx->lock);
-	spin_unlock(&parent->lock);
+	if (parent != tree)
+		spin_unlock(&parent->lock);
 	ctx->inst->nr_spliced++;
 	/* the children's references moved to the parent; ours stays */
 	while (moved--)
 		cow_context_put(ctx);
+}
+
+/* The root of @ctx's tree: splices never take a root out */
+struct cow_context *cow_context_tree_root(struct cow_context *ctx)
+{
+	struct cow_context *parent;
+
+	while ((parent = CMM_LOAD_SHARED(ctx->parent)))
+		ctx = parent;
+	return ctx;
+}
+
+/*
+ * Splice out the contexts waiting on @tree's ->deferred, unless a walk
+ * is in the tree, and drop their mms' references. The kernel
+ * (patches/0019) runs this under the root's ->lock in a write section
+ * of a seqcount, with a full barrier before it reads ->walkers, and a
+ * walk counts itself in, then (full barrier) waits for the seqcount to
+ * be even: either the splicer sees the walk, or the walk waits for the
+ * splice to end. The model's splices and walks are one thread's, so its
+ * check in splice_out() stands for that. Returns the contexts spliced,
+ * linked by ->splice_next, for put_spliced() once the lock is dropped:
+ * a last put may cascade up to @tree itself.
+ */
+static struct cow_context *splice_deferred(struct cow_context *tree)
+{
+	struct cow_context *ctx, *done = NULL;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&tree->walkers, __ATOMIC_SEQ_CST))
+		return NULL;
+	while ((ctx = tree->deferred)) {
+		tree->deferred = ctx->splice_next;
+		splice_out(tree, ctx);
+		ctx->splice_next = done;
+		done = ctx;
+	}
+	return done;
+}
+
+/* Drop the mm's reference of each spliced context, which the wait kept */
+static void put_spliced(struct cow_context *done)
+{
+	struct cow_context *ctx;
+
+	while ((ctx = done)) {
+		done = ctx->splice_next;
+		ctx->splice_next = NULL;
+		cow_context_put(ctx);
+	}
+}
+
+/*
+ * @ctx's mm exited: splice it out now, or when the last walk in its tree
+ * ends. A walk may sleep standing on a context (in a callback, waiting
+ * for a lock), and must go on from there without visiting any context
+ * twice: so the tree holds still under it but for forks' new children
+ * (cow_context_walk.c, point 2). Takes over the mm's reference.
+ */
+static void cow_context_splice(struct cow_context *ctx)
+{
+	struct cow_context *tree = cow_context_tree_root(ctx), *done;
+
+	spin_lock(&tree->lock);
+	ctx->splice_next = tree->deferred;
+	tree->deferred = ctx;
+	done = splice_deferred(tree);
+	spin_unlock(&tree->lock);
+	if (!done)
+		ctx->inst->splices_deferred++;
+	put_spliced(done);
+}
+
+/*
+ * A walk enters @tree, an ancestor of the walked folio's context (so
+ * pinned through it): no context leaves the tree until cow_walk_leave().
+ * An atomic on the root's line, charged as one.
+ */
+void cow_walk_enter(struct cow_context *tree)
+{
+	__atomic_add_fetch(&tree->walkers, 1, __ATOMIC_SEQ_CST);
+	refcount_line(tree);
+}
+
+/* The walk leaves @tree: the last one makes the splices that waited */
+void cow_walk_leave(struct cow_context *tree)
+{
+	struct cow_context *done;
+
+	refcount_line(tree);
+	if (__atomic_sub_fetch(&tree->walkers, 1, __ATOMIC_SEQ_CST) ||
+	    !CMM_LOAD_SHARED(tree->deferred))
+		return;
+	spin_lock(&tree->lock);
+	done = splice_deferred(tree);
+	spin_unlock(&tree->lock);
+	put_spliced(done);
 }
 
 /*
@@ -453,8 +549,9 @@ static void cow_mm_exit(struct mm_struct *mm)
 	rcu_assign_pointer(ctx->mm, NULL);
 	mm->rmap_private = NULL;
 	if (ctx->parent)
-		splice_out(ctx);
-	cow_context_put(ctx);
+		cow_context_splice(ctx);
+	else
+		cow_context_put(ctx);
 }
 
 /* ---- remap entries ----------------------------------------------- */

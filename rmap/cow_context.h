@@ -104,6 +104,16 @@ struct cow_context {
 	 */
 	bool spliced;
 	/*
+	 * In a tree's root only: the walks in the tree (atomic). While there
+	 * are any, no context of the tree is spliced out: an exit's splice
+	 * waits on ->deferred (linked by ->splice_next), and the last walk
+	 * to end makes it (cow_walk_leave()), as the kernel's does
+	 * (patches/0019). The counter is on line[0]: every walk writes it.
+	 */
+	int walkers;
+	struct cow_context *deferred;
+	struct cow_context *splice_next;
+	/*
 	 * Walks visiting this mm: the model's stand-in for the mm_users
 	 * references that mmget_not_zero() takes. Exit with a pin held is
 	 * a bug (the kernel's exit_mmap() runs only at mm_users == 0).
@@ -158,6 +168,7 @@ struct cow_instance {
 	};
 	long nr_contexts;
 	long nr_spliced;
+	long splices_deferred;	/* of those, splices that waited for walks */
 	/* completed forks: the sequence that fork_seq and stamps use */
 	unsigned long fork_seq;
 	/* test only: each step of every walk (<cowctx/inject.h>), or NULL */
@@ -258,6 +269,9 @@ static inline int cow_context_refcount(const struct cow_context *ctx)
 
 /* Where a walk of a folio attached to @ctx starts: see cow_context.c */
 struct cow_context *cow_context_walk_root(struct cow_context *ctx);
+struct cow_context *cow_context_tree_root(struct cow_context *ctx);
+void cow_walk_enter(struct cow_context *tree);
+void cow_walk_leave(struct cow_context *tree);
 
 /* The stamp a folio attached now gets (see attach()) */
 static inline unsigned long cow_fork_seq_now(struct cow_instance *inst)

@@ -36,24 +36,31 @@
  *    is an ancestor of the context that attached it, whose mm maps none
  *    of that context's folios, now or later.
  *
- * 2. Moving between contexts, under RCU, pinning none: a context whose
- *    last reference goes meanwhile is freed after the grace period,
- *    and until then has no mm and no children, and list_del_rcu() left
- *    its ->next to go on by. The walk leaves RCU only inside an mm's
- *    visit, with that mm pinned, which keeps the context too (the mm's
- *    reference; exit cannot run). It goes on from ->children.next,
- *    ->siblings.next or ->parent. Exit splices a context out and puts
- *    its children in its place, in its parent's list: a walk past it
- *    there has visited them, one before it will, one standing on it
- *    follows its ->siblings.next into them, and one standing on one of
- *    them climbs to the new parent and on to the contexts that followed
- *    the spliced one; one that had climbed back into it from them goes
- *    back to the child it came from, since ->siblings.next would lead
- *    into them again (hole 8). Where the walk is relative to its root
- *    is a count of levels, not the root's address, which a new context
- *    may have once the unpinned root is freed (walk_parents_first());
- *    if the root is spliced out, the walk goes on past it: more
- *    contexts than needed, none missed, none twice.
+ * 2. Moving between contexts, under RCU, pinning none, in a tree that
+ *    holds still. The walk may sleep standing on a context (in a
+ *    callback, or waiting for a lock, out of RCU), and must go on from
+ *    there without visiting any context twice. Exit splices a context
+ *    out and puts its children in its place, in its parent's list; a
+ *    walk that climbed back into it from them would be led into them
+ *    again by its ->siblings.next, and one that stood on a context
+ *    spliced and freed meanwhile would have nowhere to go on from. So
+ *    no context leaves a tree while a walk is in it: the walk counts
+ *    itself in the tree root's ->walkers (cow_walk_enter(), before it
+ *    finds its root), an exit's splice that finds walks there waits on
+ *    the root's ->deferred list, and the last walk to leave makes it
+ *    (cow_walk_leave()); the context keeps its mm's reference while it
+ *    waits. Every context in the tree then stays in it, and alive (by
+ *    its mm's reference, or as an ancestor of one), the root included,
+ *    and the lists change only by forks adding children at their
+ *    tails (point 5): a plain depth-first walk. The kernel makes the
+ *    handshake with a seqcount the splice writes and the walk waits on
+ *    (patches/0019). The price: one atomic on the tree root's line per
+ *    walk and per leave, which the model charges, and a tree walked
+ *    without pause keeps its exited contexts until the walks pause.
+ *    (Until then the walk went on through splices, by a count of
+ *    levels and a rule for a context spliced out behind it; that rule
+ *    could not tell where a list ended once two nested contexts were
+ *    spliced, and visited some contexts twice.)
  *
  * 3. An mm. The visit pins it (mmget_not_zero(): ->mm is cleared before
  *    exit_mmap() can run; hole 6), before any VMA is looked up, since
@@ -192,6 +199,7 @@ struct cow_walk {
 	unsigned long index;
 	unsigned long stamp;
 	bool inherited;			/* COW_STAMP_INHERITED */
+	struct cow_context *tree;	/* the tree's root: walk_enter()ed */
 	struct cow_context *root;	/* where the walk started */
 	struct cow_context *attached;	/* the folio's context, as read */
 	unsigned long mm_found;		/* mappings found before this mm */
@@ -491,41 +499,16 @@ static struct cow_context *rcu_next_sibling(struct cow_walk *w,
 /*
  * Parents before children: see the fork argument at the top. Under RCU
  * from start to end (out of it only inside visit_context(), with the
- * mm pinned): no context is pinned, so nothing is written on the way.
- *
- * Where the walk is relative to its root is a count of levels, not the
- * root's address: the root is not pinned, and after it is spliced out
- * and freed (a callback lets a grace period pass) a new context may
- * have its address. Level 0 is the root's list: climbing back to level
- * 0 means the list that holds the root's children (its own, or its old
- * parent's once it was spliced out, the children in its place) has
- * been walked to its end, so every one of them after the walk's entry
- * has been visited, those before it too (they came first). Below 0
- * (the root and its old parent both spliced out): on to the top, as
- * before, more contexts than needed.
- *
- * Climbing into a context that is then spliced out: its ->siblings.next
- * leads to its first child, right for a walk that stands on it before
- * its children, wrong for one that climbed into it after them all: it
- * would visit them again and report their mappings twice. So a walk
- * that climbed into a context it finds spliced goes back to the child
- * it came from. That child was the last on the list it left, and the
- * splice put the list in the context's place, in the context's
- * parent's list, with what followed the context after it (and after
- * any child forked since): the walk goes on from there, at the level
- * it climbed to, which is now that child's. The flag is read after the
- * way on: splice_out() publishes it before it redirects ->siblings.next.
- * (A context spliced before the walk left its last child needs nothing:
- * the child's ->parent and ->siblings.next already lead past it, and
- * the walk's level is one too deep, which only visits more. If that
- * child was spliced out too, nothing says where its old list ended:
- * the walk takes the redirect, visiting some contexts twice rather
- * than looping; the model's race tests splice one context per walk.)
+ * mm pinned): no context is pinned, so nothing is written on the way
+ * but the mm pins. No context of the tree is spliced out while the walk
+ * is in it (point 2), so the root and every context the walk stands on
+ * stay in the tree, and alive, whatever it waits for, and the lists
+ * change only by forks adding children at their tails: a plain
+ * depth-first walk of the root's subtree visits each context once.
  */
 static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 {
-	struct cow_context *cur = root, *next, *from;
-	int level = 0;
+	struct cow_context *cur = root, *next;
 
 	/*
 	 * A root above the folio's own context X (X's mm exited) is an
@@ -542,35 +525,13 @@ static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 		if (w->stopped)
 			return;
 		next = rcu_first_child(w, cur);
-		if (next) {
-			level++;
-		} else {
-			/* the child the walk climbed from into cur, if it did */
-			from = NULL;
-			for (;;) {
-				struct cow_context *parent;
-
-				walk_step(w->inst, COW_STEP_CLIMB, cur);
-				parent = rcu_dereference(cur->parent);
-
-				if (!parent || (!level &&
-				    !CMM_LOAD_SHARED(cur->spliced)))
-					return;
-				next = rcu_next_sibling(w, cur);
-				cmm_smp_rmb();
-				if (from && CMM_LOAD_SHARED(cur->spliced) &&
-				    !CMM_LOAD_SHARED(from->spliced)) {
-					/* spliced out behind the walk: see above */
-					cur = from;
-					from = NULL;
-					continue;
-				}
-				if (next)
-					break;
-				from = cur;
-				cur = parent;
-				level--;
-			}
+		while (!next) {
+			walk_step(w->inst, COW_STEP_CLIMB, cur);
+			if (cur == root)
+				return;
+			next = rcu_next_sibling(w, cur);
+			if (!next)
+				cur = rcu_dereference(cur->parent);
 		}
 		cur = next;
 		visit_context(w, cur);
@@ -602,11 +563,15 @@ static struct cow_context *find_root(struct cow_walk *w, struct folio *folio)
 		w->stamp = stamp >> COW_STAMP_SHIFT;
 		w->inherited = stamp & COW_STAMP_INHERITED;
 		cmm_smp_rmb();
+		/* from here on no splice moves the root: point 2 */
+		w->tree = cow_context_tree_root(ctx);
+		cow_walk_enter(w->tree);
 		root = cow_context_walk_root(ctx);
 		cmm_smp_rmb();
 		w->attached = ctx;
 		if (folio_cow_context(folio) == ctx)
 			return root;
+		cow_walk_leave(w->tree);
 		ctx->inst->walk.root_retries++;
 	}
 }
@@ -632,5 +597,6 @@ int cow_context_walk(struct folio *folio, struct rmap_walk_control *rwc)
 	walk_begin(&w, folio, rwc);
 	walk_parents_first(&w, w.root);
 	cow_rcu_read_unlock();
+	cow_walk_leave(w.tree);
 	return 0;
 }

@@ -118,10 +118,12 @@ int cow_context_poc_walk(struct folio *folio, struct rmap_walk_control *rwc)
 	walk_begin(&w, folio, rwc);
 	if (!cow_context_tryget(w.root)) {
 		cow_rcu_read_unlock();
+		cow_walk_leave(w.tree);
 		return 0;
 	}
 	cur = walk_children_first(&w, w.root);
 	cow_rcu_read_unlock();
 	cow_context_put(cur);
+	cow_walk_leave(w.tree);
 	return 0;
 }

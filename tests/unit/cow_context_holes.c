@@ -343,12 +343,16 @@ static void mm_pin(void)
 	cc_run_end(&r);
 }
 
-/* 8: a splice while the walk climbs out of a context's children */
+/*
+ * 8: an exit while the walk climbs out of a context's children. Until
+ * the splice waited for the walks in its tree, a context spliced out
+ * there led the walk into its children again.
+ */
 struct climb {
 	struct cc_run *r;
 	const char *victim;	/* the process that exits */
 	const char *at;		/* at the climb step of this one's context */
-	struct cow_context *at_ctx;
+	struct cow_context *at_ctx, *victim_ctx;
 	bool done, spliced;
 	int nr;
 	unsigned long mm_id[16], addr[16];
@@ -377,8 +381,9 @@ static void at_climb(struct cow_instance *inst, enum cow_walk_step step,
 		return;
 	c->done = true;
 	victim = mm_cow_context(exec_find_proc(&c->r->es, c->victim)->mm);
+	/* the walk's folio pins it: readable after the walk */
+	c->victim_ctx = victim;
 	exit_proc(&c->r->es, c->victim);
-	/* still readable: the walk is inside RCU */
 	c->spliced = CMM_LOAD_SHARED(victim->spliced);
 }
 
@@ -411,8 +416,9 @@ static int times_found(const struct climb *c, struct mm_struct *mm,
  * P's folio is mapped by P, C, its children G1 and G2, and D; C's own
  * folio by C, G1 and G2. C exits as the walk stands on G2 with C's
  * children done (climbing out), or on C again after them (climbing
- * in): C's children then sit where C was, and C's ->siblings.next
- * leads to G1, which the walk has visited.
+ * in). Spliced then, C's children would sit where C was, and C's
+ * ->siblings.next would lead to G1, which the walk has visited. The
+ * splice must wait for the walk's end, and happen then.
  */
 static void splice_climb(const char *what, unsigned long addr,
 			 const char *at)
@@ -451,8 +457,9 @@ static void splice_climb(const char *what, unsigned long addr,
 		lost += !times_found(&c, mms[i], addrs[i]);
 		twice += times_found(&c, mms[i], addrs[i]) > 1;
 	}
-	ok(c.done && c.spliced && n >= 2,
-	   "%s: C exited and was spliced out at the climb step of %s's context, %d mappings left",
+	ok(c.done && !c.spliced && c.victim_ctx &&
+	   CMM_LOAD_SHARED(c.victim_ctx->spliced) && n >= 2,
+	   "%s: C exited at the climb step of %s's context and was spliced out when the walk ended, not before; %d mappings left",
 	   what, at, n);
 	ok(!lost && !twice && c.nr <= n + 1,
 	   "%s: every mapping reported once, none lost (%d reports, %d mappings after, %d lost, %d twice)",

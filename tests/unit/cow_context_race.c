@@ -532,8 +532,9 @@ static void poc_order(void)
  * The walk's own step hook (cow_instance->walk_step) marks every point
  * where another CPU may act: after the folio's context is read, before
  * each context, when an mm is pinned, between two candidates, and at
- * each step of climbing out of a finished subtree (an exit there splices
- * out a context the walk is leaving or has climbed back into). A trial
+ * each step of climbing out of a finished subtree (an exit there would
+ * splice out a context the walk is leaving or has climbed back into;
+ * the splice must wait for the walk's end: point 2). A trial
  * lets the walk run to its k-th step, runs one writer there, and lets
  * the walk finish; for every k, every writer and every process. A
  * writer that would wait for the walk (exit of the mm the walk pins)
