@@ -113,8 +113,14 @@
  *    leaves RCU to take that lock, waiting for a writer, as this walk
  *    leaves RCU to wait in point 4, with only the mm pinned
  *    (patches/0018; a walker that only tries, folio_referenced(), only
- *    tries it). The model's walk, and its interleaving tests, move to
- *    the rmap_lock with the kernel's callback walk.
+ *    tries it), and calls back under it, outside RCU (patches/0020), as
+ *    this walk calls back outside RCU with the VMA read-locked. Both
+ *    rules find every mapping that stays from before the walk to after
+ *    it, once; the model keeps points 3 and 4 until its walk and its
+ *    interleaving tests move to the rmap_lock (not done yet: writers
+ *    that take it while a walk holds it must then wait for the walk's
+ *    visit of that mm, as tests/unit/cow_context_race.c makes exit wait
+ *    for the mm pin).
  *
  * 5. Fork racing a walk. Fork links the child's context at the tail of
  *    the parent's children before copying any VMA, gives each child VMA
