@@ -418,7 +418,7 @@ static struct cow_context *splice_deferred(struct cow_context *tree)
 {
 	struct cow_context *ctx, *done = NULL;
 
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* one thread here (splice_out() checks); the kernel: smp_mb() first */
 	if (__atomic_load_n(&tree->walkers, __ATOMIC_SEQ_CST))
 		return NULL;
 	while ((ctx = tree->deferred)) {
