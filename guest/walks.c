@@ -15,6 +15,12 @@
  * process walk, and none touches the region while the others walk (an
  * access through any mapping would clear the bit another process set).
  *
+ * Then the parent moves NR_REMAPS pages, each faulted at one address and
+ * moved away, so that as many remap entries cover one anonymous offset,
+ * more than the walk takes in one batch, and walks each: the COW walk
+ * must look at every entry (none compared is skipped for too many), and
+ * find each page at its own new place.
+ *
  * Exit 0 when every walk was confirmed and the shadow check's counters
  * grew by at least the walks forced, 1 otherwise, 4 (kselftest's skip)
  * without page_idle.
@@ -35,6 +41,8 @@
 #define NR_PAGES	64
 #define NR_CHILDREN	4
 #define ROUNDS		5
+/* more than two of the walk's batches of remap entries (16) */
+#define NR_REMAPS	40
 
 static long page_size;
 
@@ -71,6 +79,76 @@ static int child(char *base, size_t len, int n, int ready, int go,
 	*confirmed = b < 0 ? 0 : a + b;
 	printf("# %s: %ld walks confirmed\n", name, *confirmed);
 	return b < 0;
+}
+
+/* ok 3 and ok 4 fail together when their pages cannot be set up */
+static int remaps_failed(const char *what)
+{
+	printf("not ok 3 - remaps: %s: %s\nnot ok 4 - remaps: not walked\n",
+	       what, strerror(errno));
+	return 1;
+}
+
+/*
+ * NR_REMAPS pages faulted one after another at one address, each moved
+ * to its own place in a reserved range, a page apart so that none
+ * merges: the walk of any of them meets all NR_REMAPS remap entries.
+ * Walks each; ok 3 and ok 4 say how it went. Returns 0 or 1.
+ */
+static int remaps_one_offset(void)
+{
+	long long compared, too_many, mismatches;
+	char *at, *dst, *p;
+	long done = 0, n;
+	int i, failed = 0;
+
+	at = mmap(NULL, page_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		  -1, 0);
+	dst = mmap(NULL, 2 * NR_REMAPS * page_size, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (at == MAP_FAILED || dst == MAP_FAILED)
+		return remaps_failed("mmap");
+	for (i = 0; i < NR_REMAPS; i++) {
+		p = mmap(at, page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED)
+			return remaps_failed("mmap");
+		*p = i;
+		if (mremap(p, page_size, page_size,
+			   MREMAP_MAYMOVE | MREMAP_FIXED,
+			   dst + 2 * i * page_size) == MAP_FAILED)
+			return remaps_failed("mremap");
+	}
+	if (lru_drain_all())
+		return remaps_failed("drop_caches");
+	compared = shadow_counter("walks_compared");
+	too_many = shadow_counter("skipped_too_many_mappings");
+	mismatches = shadow_counter("mismatches");
+	for (i = 0; i < NR_REMAPS && !failed; i++) {
+		p = dst + 2 * i * page_size;
+		n = *p == i ? idle_walk_range("remaps", p, page_size,
+					      page_size, ROUNDS) : -1;
+		if (n < ROUNDS)
+			failed = 1;
+		done += n > 0 ? n : 0;
+	}
+	printf("%s 3 - %d pages moved from one address: each walk confirmed (%ld)\n",
+	       failed ? "not ok" : "ok", NR_REMAPS, done);
+	if (compared < 0) {
+		printf("ok 4 - # SKIP no cow_context shadow counters\n");
+		return failed;
+	}
+	compared = shadow_counter("walks_compared") - compared;
+	too_many = shadow_counter("skipped_too_many_mappings") - too_many;
+	mismatches = shadow_counter("mismatches") - mismatches;
+	printf("# remaps: %ld walks confirmed, %lld compared, %lld skipped for too many mappings, %lld mismatches\n",
+	       done, compared, too_many, mismatches);
+	if (compared < 2 * done || too_many || mismatches)
+		failed = 1;
+	printf("%s 4 - and compared, every entry looked at: %lld compared (at least %ld), %lld skipped for too many, %lld mismatches\n",
+	       compared < 2 * done || too_many || mismatches ? "not ok" : "ok",
+	       compared, 2 * done, too_many, mismatches);
+	return failed;
 }
 
 int main(void)
@@ -151,6 +229,7 @@ int main(void)
 		if (seen < 2 * total)
 			failed = 1;
 	}
-	printf("1..2\n");
+	failed |= remaps_one_offset();
+	printf("1..4\n");
 	return failed;
 }

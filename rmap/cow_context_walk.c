@@ -114,7 +114,15 @@
  *    leaves RCU to wait in point 4, with only the mm pinned
  *    (patches/0018; a walker that only tries, folio_referenced(), only
  *    tries it), and calls back under it, outside RCU (patches/0020), as
- *    this walk calls back outside RCU with the VMA read-locked. Both
+ *    this walk calls back outside RCU with the VMA read-locked. A child
+ *    that dup_mmap() is filling is visited under its rmap_lock too,
+ *    where this walk waits for the fork: dup_mmap() keeps the child's
+ *    VMA tree in RCU mode, the parent's VMAs that __mt_dup() left there
+ *    are refused as not the child's, and a failed fork marks the child
+ *    and passes a write section before it frees the tables of VMAs
+ *    still attached (patches/0022). Remap entries are taken in batches
+ *    by VMA address, unique in an mm and still under the lock, so
+ *    that a batch never repeats one (patches/0023). Both
  *    rules find every mapping that stays from before the walk to after
  *    it, once; the model keeps points 3 and 4 until its walk and its
  *    interleaving tests move to the rmap_lock (not done yet: writers

@@ -381,7 +381,10 @@ static void at_climb(struct cow_instance *inst, enum cow_walk_step step,
 		return;
 	c->done = true;
 	victim = mm_cow_context(exec_find_proc(&c->r->es, c->victim)->mm);
-	/* the walk's folio pins it: readable after the walk */
+	/*
+	 * C's own folio, mapped by G1 and G2 after C goes, pins its
+	 * context: readable after the walk
+	 */
 	c->victim_ctx = victim;
 	exit_proc(&c->r->es, c->victim);
 	c->spliced = CMM_LOAD_SHARED(victim->spliced);
@@ -438,6 +441,7 @@ static void splice_climb(const char *what, unsigned long addr,
 	struct mm_struct *mms[16];
 	unsigned long addrs[16];
 	struct folio *folio;
+	long deferred;
 	int i, n, lost = 0, twice = 0;
 
 	if (cc_run_text(&r, &cow_context_rmap_ops, "climb", text, stderr) < 0 ||
@@ -450,8 +454,11 @@ static void splice_climb(const char *what, unsigned long addr,
 	folio_get(folio);
 	cow_instance(r.m)->walk_step = at_climb;
 	cow_instance(r.m)->walk_step_data = &c;
+	deferred = cow_instance(r.m)->splices_deferred;
 	rmap_walk(folio, &rwc);
 	cow_instance(r.m)->walk_step = NULL;
+	is_long(cow_instance(r.m)->splices_deferred - deferred, 1,
+		"%s: C's splice is counted as one that waited for a walk", what);
 	n = cc_mappings(r.m, folio, mms, addrs, 16);
 	for (i = 0; i < n; i++) {
 		lost += !times_found(&c, mms[i], addrs[i]);
