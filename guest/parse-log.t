@@ -70,6 +70,20 @@ for my $kind (sort keys %report) {
 	ok($out =~ /^not ok \d+ - kernel log: no \Q$kind\E$/m, "the $kind check is the one that fails");
 }
 
+my @mismatch = ('[   12.000000] cow_context: scan mismatch: folio pfn 0x4569 index 0x7f: the walk found 2 mappings, the page tables 1',
+		'[   12.000001] cow_context:   walk: mm 0000000001 vma 0000000002 address 0x7f000: 1 mapped',
+		'[   12.000002] other: not part of it',
+		'[   12.000003] cow_context:   page tables: mm 0000000001 vma 0000000003 address 0x7f000: 1 mapped');
+($rc, $out) = parse('', @clean[0 .. 2], 'GUEST-DIAG cow: x', '[   11.000000] cow_context: not a report', @mismatch,
+		    @clean[3 .. $#clean]);
+ok($out =~ /^# kernel said: \S+:\d+: cow_context: scan mismatch: .*\n# kernel said: \S+:\d+: cow_context:   walk: .*\n# kernel said: \S+:\d+: cow_context:   page tables: .*\n1\.\./m,
+   "a mismatch report's cow_context lines come last, whole");
+ok($out !~ /not a report|not part of it/, 'and only they, from the first mismatch on');
+($rc, $out) = parse('', @clean[0 .. 2], map({ $mismatch[1] } 1 .. 80), $mismatch[0], map({ $mismatch[1] } 1 .. 80),
+		    @clean[3 .. $#clean]);
+ok((() = $out =~ /^# kernel said:/mg) == 60, 'a report is cut at 60 lines');
+($rc, $out) = parse('', @clean);
+ok($out !~ /kernel said/, 'a clean log says nothing more');
 ($rc, $out) = parse('', grep { !/GUEST-TAP ok - cow/ } @clean);
 ok($rc == 1 && $out =~ /^not ok \d+ - guest: cow$/m, 'a planned test with no result fails');
 ($rc, $out) = parse('', map { s/GUEST-TAP ok - cow/GUEST-TAP not ok - cow/r } @clean);
