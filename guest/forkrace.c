@@ -111,15 +111,11 @@ static int map_low(void)
 {
 	long i;
 
+	if (map_small_vmas(LOW_BASE, NR_LOW, page_size))
+		return -1;
 	for (i = 0; i < NR_LOW; i++) {
-		void *want = (void *)(LOW_BASE + 2 * i * page_size);
-		char *p = mmap(want, page_size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			       -1, 0);
+		char *p = (char *)(LOW_BASE + 2 * i * page_size);
 
-		if (p == MAP_FAILED)
-			return -1;
-		*p = 1;
 		if ((i % 8 == 0 && madvise(p, page_size, MADV_DONTFORK)) ||
 		    (i % 8 == 1 && madvise(p, page_size, MADV_WIPEONFORK)))
 			return -1;

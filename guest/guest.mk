@@ -55,7 +55,8 @@ GUEST_ALL_TESTS := cow mremap_test mremap_dontunmap migration \
 		   rmap merge memory-failure mlock2-tests khugepaged \
 		   uffd-wp-mremap guard-regions \
 		   cowctx-walks cowctx-generations cowctx-forkrace \
-		   cowctx-scanrace cowctx-corpus cowctx-storm
+		   cowctx-scanrace cowctx-forkfail cowctx-zapfork \
+		   cowctx-corpus cowctx-storm
 GUEST_TESTS := $(GUEST_ALL_TESTS)
 # The benchmarks (guest/bench-*.c), in the initramfs beside the tests;
 # make guest-bench runs them (guest/bench.sh), and guest-check runs them
@@ -227,6 +228,14 @@ $(GUEST_ST)/cowctx-scanrace: guest/scanrace.c guest/idle.c guest/idle.h \
 			     $(GUEST_BUILD)/selftests.stamp
 	cc $(GUEST_CFLAGS) -o $@ guest/scanrace.c guest/idle.c
 
+$(GUEST_ST)/cowctx-forkfail: guest/forkfail.c guest/idle.c guest/idle.h \
+			     $(GUEST_BUILD)/selftests.stamp
+	cc $(GUEST_CFLAGS) -o $@ guest/forkfail.c guest/idle.c -lpthread
+
+$(GUEST_ST)/cowctx-zapfork: guest/zapfork.c guest/idle.c guest/idle.h \
+			    $(GUEST_BUILD)/selftests.stamp
+	cc $(GUEST_CFLAGS) -o $@ guest/zapfork.c guest/idle.c -lpthread
+
 $(GUEST_ST)/cowctx-storm: $(GUEST_STORM_SRCS) guest/storm.h guest/idle.h \
 			  $(GUEST_BUILD)/selftests.stamp
 	cc $(GUEST_CFLAGS) -o $@ $(GUEST_STORM_SRCS)
@@ -315,7 +324,8 @@ $(GUEST_BUILD)/gen_init_cpio: $(GUEST_EXTRACTED)
 # gen_init_cpio writes device nodes and owners without root or mknod.
 $(GUEST_INITRD): $(GUEST_BUILD)/selftests.stamp $(GUEST_ST)/cowctx-walks \
 		 $(GUEST_ST)/cowctx-generations $(GUEST_ST)/cowctx-forkrace \
-		 $(GUEST_ST)/cowctx-scanrace $(GUEST_ST)/cowctx-storm $(GUEST_ST)/cowctx-corpus \
+		 $(GUEST_ST)/cowctx-scanrace $(GUEST_ST)/cowctx-forkfail \
+		 $(GUEST_ST)/cowctx-zapfork $(GUEST_ST)/cowctx-storm $(GUEST_ST)/cowctx-corpus \
 		 $(GUEST_ST)/split_huge_page_test-anon \
 		 $(addprefix $(GUEST_ST)/,$(GUEST_BENCH_PROGS)) \
 		 $(GUEST_BUILD)/redis.stamp $(GUEST_BUILD)/gen_init_cpio \

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "idle.h"
@@ -68,6 +69,23 @@ int write_knob(const char *path, const char *val)
 	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
 	close(fd);
 	return ret;
+}
+
+int map_small_vmas(uintptr_t base, long n, long page_size)
+{
+	long i;
+
+	for (i = 0; i < n; i++) {
+		void *want = (void *)(base + 2 * i * page_size);
+		char *p = mmap(want, page_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			       -1, 0);
+
+		if (p == MAP_FAILED)
+			return -1;
+		*p = 1;
+	}
+	return 0;
 }
 
 int lru_drain_all(void)

@@ -40,6 +40,12 @@ long self_pfns(const char *base, size_t n, long page_size, uint64_t *pfn);
 long idle_walk_range(const char *who, char *base, size_t len, long page_size,
 		     int rounds);
 int lru_drain_all(void);
+/*
+ * @n one-page private anonymous VMAs, the i-th at @base + 2 * i *
+ * @page_size (a hole after each, so that none merges), a page written in
+ * each: 0, or -1 with errno set.
+ */
+int map_small_vmas(uintptr_t base, long n, long page_size);
 /* Writes @val to the sysctl, sysfs or cgroup file @path: 0, or -1 */
 int write_knob(const char *path, const char *val);
 /* The number a sysctl, sysfs or debugfs file @path holds; -1 if none */
