@@ -29,7 +29,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -77,17 +76,8 @@ static long long meminfo_kb(const char *key)
 
 static void *walker(void *arg)
 {
-	int bitmap = open(IDLE_BITMAP, O_RDWR);
-	long i;
-
 	(void)arg;
-	if (bitmap < 0)
-		return NULL;
-	while (!stop)
-		for (i = 0; i < NR_LOW && !stop; i++)
-			if (!idle_mark(bitmap, pfn[i]))
-				walks_asked++;
-	close(bitmap);
+	walks_asked = idle_mark_until(pfn, NR_LOW, &stop);
 	return NULL;
 }
 

@@ -212,29 +212,13 @@ GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
 GUEST_STORM_SRCS := guest/storm.c guest/storm-common.c guest/storm-mutate.c \
 		    guest/storm-walk.c guest/idle.c
 
-$(GUEST_ST)/cowctx-walks: guest/walks.c guest/idle.c guest/idle.h \
-			  $(GUEST_BUILD)/selftests.stamp
-	cc $(GUEST_CFLAGS) -o $@ guest/walks.c guest/idle.c
-
-$(GUEST_ST)/cowctx-generations: guest/generations.c guest/idle.c guest/idle.h \
-				$(GUEST_BUILD)/selftests.stamp
-	cc $(GUEST_CFLAGS) -o $@ guest/generations.c guest/idle.c
-
-$(GUEST_ST)/cowctx-forkrace: guest/forkrace.c guest/idle.c guest/idle.h \
-			     $(GUEST_BUILD)/selftests.stamp
-	cc $(GUEST_CFLAGS) -o $@ guest/forkrace.c guest/idle.c -lpthread
-
-$(GUEST_ST)/cowctx-scanrace: guest/scanrace.c guest/idle.c guest/idle.h \
-			     $(GUEST_BUILD)/selftests.stamp
-	cc $(GUEST_CFLAGS) -o $@ guest/scanrace.c guest/idle.c
-
-$(GUEST_ST)/cowctx-forkfail: guest/forkfail.c guest/idle.c guest/idle.h \
-			     $(GUEST_BUILD)/selftests.stamp
-	cc $(GUEST_CFLAGS) -o $@ guest/forkfail.c guest/idle.c -lpthread
-
-$(GUEST_ST)/cowctx-zapfork: guest/zapfork.c guest/idle.c guest/idle.h \
-			    $(GUEST_BUILD)/selftests.stamp
-	cc $(GUEST_CFLAGS) -o $@ guest/zapfork.c guest/idle.c -lpthread
+# The cowctx tests of one source file beside guest/idle.c (walks,
+# generations, forkrace, scanrace, forkfail, zapfork); the storm, the
+# corpus and the benchmarks have rules of their own, which make prefers
+# (explicit rules, and for cowctx-bench-% the shorter stem).
+$(GUEST_ST)/cowctx-%: guest/%.c guest/idle.c guest/idle.h \
+		      $(GUEST_BUILD)/selftests.stamp
+	cc $(GUEST_CFLAGS) -o $@ $< guest/idle.c -lpthread
 
 $(GUEST_ST)/cowctx-storm: $(GUEST_STORM_SRCS) guest/storm.h guest/idle.h \
 			  $(GUEST_BUILD)/selftests.stamp
@@ -325,7 +309,8 @@ $(GUEST_BUILD)/gen_init_cpio: $(GUEST_EXTRACTED)
 $(GUEST_INITRD): $(GUEST_BUILD)/selftests.stamp $(GUEST_ST)/cowctx-walks \
 		 $(GUEST_ST)/cowctx-generations $(GUEST_ST)/cowctx-forkrace \
 		 $(GUEST_ST)/cowctx-scanrace $(GUEST_ST)/cowctx-forkfail \
-		 $(GUEST_ST)/cowctx-zapfork $(GUEST_ST)/cowctx-storm $(GUEST_ST)/cowctx-corpus \
+		 $(GUEST_ST)/cowctx-zapfork $(GUEST_ST)/cowctx-storm \
+		 $(GUEST_ST)/cowctx-corpus \
 		 $(GUEST_ST)/split_huge_page_test-anon \
 		 $(addprefix $(GUEST_ST)/,$(GUEST_BENCH_PROGS)) \
 		 $(GUEST_BUILD)/redis.stamp $(GUEST_BUILD)/gen_init_cpio \

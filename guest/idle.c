@@ -88,6 +88,22 @@ int map_small_vmas(uintptr_t base, long n, long page_size)
 	return 0;
 }
 
+long idle_mark_until(const uint64_t *pfn, size_t n, const volatile int *stop)
+{
+	int bitmap = open(IDLE_BITMAP, O_RDWR);
+	long marked = 0;
+	size_t i;
+
+	if (bitmap < 0)
+		return -1;
+	while (!*stop)
+		for (i = 0; i < n && !*stop; i++)
+			if (!idle_mark(bitmap, pfn[i]))
+				marked++;
+	close(bitmap);
+	return marked;
+}
+
 int lru_drain_all(void)
 {
 	static int quiet;

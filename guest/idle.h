@@ -46,6 +46,12 @@ int lru_drain_all(void);
  * each: 0, or -1 with errno set.
  */
 int map_small_vmas(uintptr_t base, long n, long page_size);
+/*
+ * Marks the @n pages of @pfn idle, round and round, until *@stop is set:
+ * each mark a walk of the page's folio. Returns how many marks the
+ * kernel took, or -1 if the page_idle bitmap does not open.
+ */
+long idle_mark_until(const uint64_t *pfn, size_t n, const volatile int *stop);
 /* Writes @val to the sysctl, sysfs or cgroup file @path: 0, or -1 */
 int write_knob(const char *path, const char *val);
 /* The number a sysctl, sysfs or debugfs file @path holds; -1 if none */

@@ -31,7 +31,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -99,17 +98,8 @@ static void kill_all(pid_t *pids, int n)
 
 static void *walker(void *arg)
 {
-	int bitmap = open(IDLE_BITMAP, O_RDWR);
-	int i;
-
 	(void)arg;
-	if (bitmap < 0)
-		return NULL;
-	while (!stop)
-		for (i = 0; i < NR_PAGES && !stop; i++)
-			if (!idle_mark(bitmap, pfn[i]))
-				walks_asked++;
-	close(bitmap);
+	walks_asked = idle_mark_until(pfn, NR_PAGES, &stop);
 	return NULL;
 }
 
