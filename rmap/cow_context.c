@@ -229,6 +229,7 @@ static int init_common(struct model *m, unsigned int walk_flags)
 		return -ENOMEM;
 	inst->m = m;
 	inst->walk_flags = walk_flags;
+	inst->splice_backlog_max = COW_SPLICE_BACKLOG;
 	inst->type_context = account_register(&m->acct, "cow_context");
 	inst->type_remap = account_register(&m->acct, "remap_entry");
 	inst->lock_stat.name = "cow_context.lock";
@@ -427,6 +428,7 @@ static struct cow_context *splice_deferred(struct cow_context *tree)
 		ctx->splice_next = done;
 		done = ctx;
 	}
+	CMM_STORE_SHARED(tree->nr_deferred, 0);
 	return done;
 }
 
@@ -456,6 +458,7 @@ static void cow_context_splice(struct cow_context *ctx)
 	spin_lock(&tree->lock);
 	ctx->splice_next = tree->deferred;
 	tree->deferred = ctx;
+	CMM_STORE_SHARED(tree->nr_deferred, tree->nr_deferred + 1);
 	done = splice_deferred(tree);
 	spin_unlock(&tree->lock);
 	if (!done)
@@ -463,9 +466,19 @@ static void cow_context_splice(struct cow_context *ctx)
 	put_spliced(done);
 }
 
+/* Are @tree's walks holding off as many splices as they may? */
+bool cow_splice_backlog_full(struct cow_context *tree)
+{
+	int max = tree->inst->splice_backlog_max;
+
+	return max && CMM_LOAD_SHARED(tree->nr_deferred) >= max;
+}
+
 /*
  * A walk enters @tree, an ancestor of the walked folio's context (so
  * pinned through it): no context leaves the tree until cow_walk_leave().
+ * The walk has found the backlog below the bound first (see
+ * cow_context_walk.c, point 2).
  * An atomic on the root's line, charged as one.
  */
 void cow_walk_enter(struct cow_context *tree)

@@ -111,6 +111,11 @@ struct cow_context {
 	 * (patches/0019). The counter is on line[0]: every walk writes it.
 	 */
 	int walkers;
+	/*
+	 * On ->deferred. While it is at the instance's splice_backlog_max,
+	 * no walk enters the tree (cow_context_walk.c, point 2).
+	 */
+	int nr_deferred;
 	struct cow_context *deferred;
 	struct cow_context *splice_next;
 	/*
@@ -151,9 +156,13 @@ struct cow_walk_stats {
 	unsigned long vma_not_forked;	/* anon state its own: no candidate */
 	unsigned long mm_retries;	/* mms visited again: remap_seq moved */
 	unsigned long root_retries;	/* folio's context changed under us */
+	unsigned long backlog_waits;	/* waited for a tree's splices */
+	unsigned long backlog_gave_up;	/* try-walks that would have waited */
 };
 
 #define COW_FORK_PENDING	(~0UL)
+/* cow_instance->splice_backlog_max to begin with, as the kernel's */
+#define COW_SPLICE_BACKLOG	64
 
 struct cow_instance {
 	struct model *m;
@@ -169,6 +178,12 @@ struct cow_instance {
 	long nr_contexts;
 	long nr_spliced;
 	long splices_deferred;	/* of those, splices that waited for walks */
+	/*
+	 * The most splices a tree's walks hold off before a walk waits for
+	 * them to be made (0: no bound); the kernel's debugfs
+	 * splice_backlog_max (patches/0026).
+	 */
+	int splice_backlog_max;
 	/* completed forks: the sequence that fork_seq and stamps use */
 	unsigned long fork_seq;
 	/* test only: each step of every walk (<cowctx/inject.h>), or NULL */
@@ -270,6 +285,7 @@ static inline int cow_context_refcount(const struct cow_context *ctx)
 /* Where a walk of a folio attached to @ctx starts: see cow_context.c */
 struct cow_context *cow_context_walk_root(struct cow_context *ctx);
 struct cow_context *cow_context_tree_root(struct cow_context *ctx);
+bool cow_splice_backlog_full(struct cow_context *tree);
 void cow_walk_enter(struct cow_context *tree);
 void cow_walk_leave(struct cow_context *tree);
 

@@ -55,8 +55,15 @@
  *    tails (point 5): a plain depth-first walk. The kernel makes the
  *    handshake with a seqcount the splice writes and the walk waits on
  *    (patches/0019). The price: one atomic on the tree root's line per
- *    walk and per leave, which the model charges, and a tree walked
- *    without pause keeps its exited contexts until the walks pause.
+ *    walk and per leave, which the model charges. A tree walked
+ *    without pause would keep its exited contexts until the walks
+ *    pause, each walk stepping through more of them: so while the
+ *    root's list holds splice_backlog_max contexts (64), no walk enters
+ *    the tree; one that may sleep waits until the last walk in it has
+ *    left and made the splices, and a try-walker gives up
+ *    (wait_for_backlog(), patches/0026). The waiter has entered no
+ *    tree and holds nothing a walk waits for, and no walk is taken
+ *    inside another, so the walks in the tree end and the wait does.
  *    (Until then the walk went on through splices, by a count of
  *    levels and a rule for a context spliced out behind it; that rule
  *    could not tell where a list ended once two nested contexts were
@@ -553,6 +560,35 @@ static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
 }
 
 /*
+ * @w's tree holds off as many splices as it may: no walk enters it until
+ * the last walk in it has left and made them (point 2). A try-walker
+ * gives up (rwc->contended), as the kernel's; any other leaves RCU and
+ * waits (the kernel: wait_var_event() on the tree root's count, woken by
+ * the splicer), holding nothing any walk waits for, and then reads the
+ * folio's context again: nothing was pinned. Returns false when the
+ * walk gives up. The model's walks are one thread's: a waiter needs a
+ * test to end the walks in the tree at COW_STEP_BACKLOG, and one that
+ * would wait for ever is a bug.
+ */
+static bool wait_for_backlog(struct cow_walk *w, struct cow_context *ctx)
+{
+	struct cow_instance *inst = ctx->inst;
+
+	if (w->rwc->try_lock) {
+		inst->walk.backlog_gave_up++;
+		w->rwc->contended = true;
+		return false;
+	}
+	inst->walk.backlog_waits++;
+	if (!__atomic_load_n(&w->tree->walkers, __ATOMIC_SEQ_CST))
+		cow_bug("splices backlogged with no walk in the tree to make them");
+	cow_rcu_read_unlock();
+	walk_step(inst, COW_STEP_BACKLOG, ctx);
+	rcu_read_lock();
+	return true;
+}
+
+/*
  * The folio's context and stamp, and where the walk starts. The walker
  * may not hold the folio lock (folio_referenced(), page_idle), so
  * folio_move_anon_rmap() may change both at any time and put the old
@@ -577,8 +613,13 @@ static struct cow_context *find_root(struct cow_walk *w, struct folio *folio)
 		w->stamp = stamp >> COW_STAMP_SHIFT;
 		w->inherited = stamp & COW_STAMP_INHERITED;
 		cmm_smp_rmb();
-		/* from here on no splice moves the root: point 2 */
 		w->tree = cow_context_tree_root(ctx);
+		if (cow_splice_backlog_full(w->tree)) {
+			if (!wait_for_backlog(w, ctx))
+				return NULL;
+			continue;
+		}
+		/* from here on no splice moves the root: point 2 */
 		cow_walk_enter(w->tree);
 		root = cow_context_walk_root(ctx);
 		cmm_smp_rmb();
@@ -590,7 +631,10 @@ static struct cow_context *find_root(struct cow_walk *w, struct folio *folio)
 	}
 }
 
-/* @w set up for @folio, in an RCU read section, its root found */
+/*
+ * @w set up for @folio, in an RCU read section, its root found; or none,
+ * the walk given up (wait_for_backlog())
+ */
 static void walk_begin(struct cow_walk *w, struct folio *folio,
 		       struct rmap_walk_control *rwc)
 {
@@ -609,6 +653,11 @@ int cow_context_walk(struct folio *folio, struct rmap_walk_control *rwc)
 	struct cow_walk w = { 0 };
 
 	walk_begin(&w, folio, rwc);
+	if (!w.root) {
+		/* a try-walker that gave up at a backlog: it never entered */
+		cow_rcu_read_unlock();
+		return 0;
+	}
 	walk_parents_first(&w, w.root);
 	cow_rcu_read_unlock();
 	cow_walk_leave(w.tree);

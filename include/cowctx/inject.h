@@ -58,6 +58,7 @@ enum cow_walk_step {
 	COW_STEP_MM_END,	/* an mm visited, remap_seq not checked */
 	COW_STEP_VMA_BUSY,	/* a VMA is write-locked: the walk waits */
 	COW_STEP_CLIMB,		/* ctx's subtree done, the way on not read */
+	COW_STEP_BACKLOG,	/* the tree's splices backlogged: it waits */
 	NR_COW_WALK_STEPS,
 };
 

@@ -20,9 +20,14 @@
  *     lost (atomic counts);
  *  8. exit splicing a context out while the walk climbs out of its last
  *     child or back into it: every mapping once, none lost.
+ *  9. walks that overlap without pause hold every splice of their tree
+ *     off: with the backlog at its bound, a new walk must wait for the
+ *     walks in the tree to end and make the splices (a try-walker must
+ *     give up), and then find every mapping once.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <ucontext.h>
 
 #include "cow_context_harness.h"
 #include "mm/internal.h"
@@ -476,6 +481,172 @@ static void splice_climb(const char *what, unsigned long addr,
 	cc_run_end(&r);
 }
 
+/*
+ * 9: the splice backlog. P's folio is mapped by P, A, X1, X2, X3 and B.
+ * An outer walk of it stands on its first context when X1 and X2 exit:
+ * their splices wait on the tree's list, which the bound (2 here) then
+ * holds full. There, a try-walk of the folio must give up and report
+ * nothing; and a walk that may wait (run as a coroutine: the model's
+ * walks are one thread's) must wait at COW_STEP_BACKLOG, until the outer
+ * walk has ended and made the splices, then report every mapping once.
+ * With no bound, the same walk enters at once, amid the held-off
+ * splices.
+ */
+struct backlog {
+	struct cc_run *r;
+	struct folio *folio;
+	int bound;
+	bool acted, waiting, gave_up, reported, entered_full, twice;
+	int outer_nr, waiter_nr, waits;
+	unsigned long waiter_mm[16];
+	ucontext_t main_ctx, walk_ctx;
+	bool walk_done;
+};
+
+static struct backlog *backlog_trial;
+
+static bool note_waiter(struct folio *folio, struct vm_area_struct *vma,
+			unsigned long address, void *arg)
+{
+	struct backlog *b = arg;
+	int i;
+
+	(void)folio;
+	(void)address;
+	if (cow_splice_backlog_full(cow_context_tree_root(vma->anon_vma)))
+		b->entered_full = true;
+	for (i = 0; i < b->waiter_nr && i < 16; i++)
+		b->twice |= b->waiter_mm[i] == vma->vm_mm->id;
+	if (b->waiter_nr < 16)
+		b->waiter_mm[b->waiter_nr] = vma->vm_mm->id;
+	b->waiter_nr++;
+	return true;
+}
+
+static bool note_any(struct folio *folio, struct vm_area_struct *vma,
+		     unsigned long address, void *arg)
+{
+	int *nr = arg;
+
+	(void)folio;
+	(void)vma;
+	(void)address;
+	(*nr)++;
+	return true;
+}
+
+static void backlog_walker(void)
+{
+	struct backlog *b = backlog_trial;
+	struct rmap_walk_control rwc = { .rmap_one = note_waiter, .arg = b };
+
+	rmap_walk(b->folio, &rwc);
+	b->walk_done = true;
+}
+
+static void at_backlog(struct cow_instance *inst, enum cow_walk_step step,
+		       struct cow_context *ctx, void *data)
+{
+	static char stack[1 << 18];
+	struct backlog *b = data;
+	int nr = 0;
+	struct rmap_walk_control try = {
+		.rmap_one = note_any, .arg = &nr, .try_lock = true,
+	};
+
+	(void)ctx;
+	if (step == COW_STEP_BACKLOG && b->waiting) {
+		/* the waiter sleeps: the outer walk goes on */
+		b->waits++;
+		swapcontext(&b->walk_ctx, &b->main_ctx);
+		return;
+	}
+	if (b->acted || step != COW_STEP_CONTEXT)
+		return;
+	b->acted = true;
+	inst->splice_backlog_max = b->bound;
+	exit_proc(&b->r->es, "X1");
+	exit_proc(&b->r->es, "X2");
+	rmap_walk(b->folio, &try);
+	b->gave_up = try.contended && !nr;
+	b->reported = nr;
+	getcontext(&b->walk_ctx);
+	b->walk_ctx.uc_stack.ss_sp = stack;
+	b->walk_ctx.uc_stack.ss_size = sizeof(stack);
+	b->walk_ctx.uc_link = &b->main_ctx;
+	backlog_trial = b;
+	b->waiting = true;
+	makecontext(&b->walk_ctx, backlog_walker, 0);
+	swapcontext(&b->main_ctx, &b->walk_ctx);
+}
+
+static void splice_backlog(int bound)
+{
+	static const char text[] =
+		"proc P\n"
+		"P mmap 0x100000000000 16K rw\n"
+		"P touch 0x100000000000 16K write\n"
+		"P fork A\n"
+		"P fork X1\n"
+		"P fork X2\n"
+		"P fork X3\n"
+		"P fork B\n";
+	struct cc_run r = { 0 };
+	struct backlog b = { .r = &r, .bound = bound };
+	struct rmap_walk_control rwc = { .rmap_one = note_any,
+					 .arg = &b.outer_nr };
+	struct cow_context *tree;
+	struct cow_instance *inst;
+	unsigned long waits, gave_up, addrs[16];
+	struct mm_struct *mms[16];
+	int n;
+
+	if (cc_run_text(&r, &cow_context_rmap_ops, "backlog", text,
+			stderr) < 0 || r.ret) {
+		ok(0, "backlog: scenario builds");
+		return;
+	}
+	inst = cow_instance(r.m);
+	b.folio = folio_at(exec_find_proc(&r.es, "P")->mm, BASE);
+	folio_get(b.folio);
+	tree = cow_context_tree_root(folio_cow_context(b.folio));
+	waits = inst->walk.backlog_waits;
+	gave_up = inst->walk.backlog_gave_up;
+	inst->walk_step = at_backlog;
+	inst->walk_step_data = &b;
+	rmap_walk(b.folio, &rwc);
+	ok(b.acted && CMM_LOAD_SHARED(tree->nr_deferred) == 0 &&
+	   !tree->deferred,
+	   "backlog %d: X1 and X2 exited in the walk; its end made their splices",
+	   bound);
+	if (bound) {
+		ok(b.gave_up && !b.reported &&
+		   inst->walk.backlog_gave_up - gave_up == 1,
+		   "backlog %d: a try-walk at the full backlog gave up, reporting nothing",
+		   bound);
+		ok(!b.walk_done && b.waits == 1 && b.waiter_nr == 0 &&
+		   inst->walk.backlog_waits - waits == 1,
+		   "backlog %d: a walk that may wait waited, and entered no tree, while the outer walk ran",
+		   bound);
+		if (!b.walk_done)
+			swapcontext(&b.main_ctx, &b.walk_ctx);
+	} else {
+		ok(!b.gave_up && b.reported && b.walk_done && !b.waits &&
+		   inst->walk.backlog_waits == waits,
+		   "backlog off: both walks entered at once, amid the held-off splices");
+	}
+	inst->walk_step = NULL;
+	n = cc_mappings(r.m, b.folio, mms, addrs, 16);
+	ok(b.walk_done && !b.entered_full && !b.twice && b.waiter_nr == n &&
+	   n == 4,
+	   "backlog %d: the waiting walk %s, and reported each of the %d mappings once (%d reports)",
+	   bound, bound ? "entered once the splices were made" : "ran",
+	   n, b.waiter_nr);
+	folio_put(b.folio);
+	cc_exit_all(&r);
+	cc_run_end(&r);
+}
+
 /* 7: references from two threads */
 #define HAMMER	2000000
 
@@ -549,6 +720,8 @@ int main(void)
 		     BASE + 0x1000, "G2");
 	splice_climb("the root's folio, climbing back into the root",
 		     BASE + 0x1000, "C");
+	splice_backlog(2);
+	splice_backlog(0);
 	atomic_counts();
 	return tap_done();
 }
