@@ -10,18 +10,20 @@
 # fail it as well: they are what judges the walk where no anon_vma is left
 # to compare with. The same boot draws fork children's anon_vma ids
 # without ANON_VMA_ID_FORKED, and the merge selftest, whose fixtures fork,
-# must then make the merge rules on ids disagree with anon_vma's. Run by
-# make guest-check-broken, which sets what guest.t gets.
+# must then make the merge rules on ids disagree with anon_vma's; and
+# cowctx-hwpoison, whose poisoned pages the children map, must make
+# memory-failure's collection of mappings disagree with the COW walk's.
+# Run by make guest-check-broken, which sets what guest.t gets.
 dir=$(dirname "$0")
 if [ -z "${GUEST_BZIMAGE:-}" ] || [ -z "${GUEST_INITRD:-}" ]; then
 	echo "1..0 # SKIP no guest built (run make guest-check-broken)"
 	exit 0
 fi
-echo "1..6"
+echo "1..7"
 log=${GUEST_LOG%.log}-broken.log
 "$dir/run-qemu.sh" "$GUEST_BZIMAGE" "$GUEST_INITRD" "$log" \
 	"${GUEST_TIMEOUT:-1500}" "${GUEST_SMP:-3}" "${GUEST_MEM:-2G}" \
-	"TESTS=cowctx-walks,merge cow_context=shadow cow_context_scan=1 COWCTX_BREAK=1"
+	"TESTS=cowctx-walks,merge,cowctx-hwpoison cow_context=shadow cow_context_scan=1 COWCTX_BREAK=1"
 out=$("$dir/parse-log" --shadow "$log")
 rc=$?
 echo "$out" | sed 's/^/# /'
@@ -57,4 +59,10 @@ if echo "$out" | grep -q '^not ok [0-9]* - anon_vma ids: no mismatch$' &&
 	echo "ok 6 - the anon_vma id check fails ids drawn without their fork"
 else
 	echo "not ok 6 - the anon_vma id check fails ids drawn without their fork"
+fi
+if echo "$out" | grep -q '^not ok [0-9]* - memory failure: no mismatch$' &&
+   grep -q 'cow_context: memory-failure collection' "$log"; then
+	echo "ok 7 - the memory-failure comparison fails the broken walk"
+else
+	echo "not ok 7 - the memory-failure comparison fails the broken walk"
 fi

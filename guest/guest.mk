@@ -56,7 +56,7 @@ GUEST_ALL_TESTS := cow mremap_test mremap_dontunmap migration \
 		   uffd-wp-mremap guard-regions \
 		   cowctx-walks cowctx-generations cowctx-forkrace \
 		   cowctx-scanrace cowctx-forkfail cowctx-zapfork \
-		   cowctx-backlog cowctx-corpus cowctx-storm
+		   cowctx-backlog cowctx-hwpoison cowctx-corpus cowctx-storm
 GUEST_TESTS := $(GUEST_ALL_TESTS)
 # The benchmarks (guest/bench-*.c), in the initramfs beside the tests;
 # make guest-bench runs them (guest/bench.sh), and guest-check runs them
@@ -213,9 +213,9 @@ GUEST_STORM_SRCS := guest/storm.c guest/storm-common.c guest/storm-mutate.c \
 		    guest/storm-walk.c guest/idle.c
 
 # The cowctx tests of one source file beside guest/idle.c (walks,
-# generations, forkrace, scanrace, forkfail, zapfork, backlog); the storm,
-# the corpus and the benchmarks have rules of their own, which make prefers
-# (explicit rules, and for cowctx-bench-% the shorter stem).
+# generations, forkrace, scanrace, forkfail, zapfork, backlog, hwpoison);
+# the storm, the corpus and the benchmarks have rules of their own, which
+# make prefers (explicit rules, and for cowctx-bench-% the shorter stem).
 $(GUEST_ST)/cowctx-%: guest/%.c guest/idle.c guest/idle.h \
 		      $(GUEST_BUILD)/selftests.stamp
 	cc $(GUEST_CFLAGS) -o $@ $< guest/idle.c -lpthread
@@ -310,6 +310,7 @@ $(GUEST_INITRD): $(GUEST_BUILD)/selftests.stamp $(GUEST_ST)/cowctx-walks \
 		 $(GUEST_ST)/cowctx-generations $(GUEST_ST)/cowctx-forkrace \
 		 $(GUEST_ST)/cowctx-scanrace $(GUEST_ST)/cowctx-forkfail \
 		 $(GUEST_ST)/cowctx-zapfork $(GUEST_ST)/cowctx-backlog \
+		 $(GUEST_ST)/cowctx-hwpoison \
 		 $(GUEST_ST)/cowctx-storm \
 		 $(GUEST_ST)/cowctx-corpus \
 		 $(GUEST_ST)/split_huge_page_test-anon \

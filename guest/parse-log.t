@@ -45,6 +45,7 @@ my @clean = (
 	'GUEST-STAT verify_scan_mismatches 0',
 	'GUEST-STAT anon_vma_id_checked 500',
 	'GUEST-STAT anon_vma_id_mismatches 0',
+	'GUEST-STAT mf_mismatches 0',
 	'GUEST-DONE',
 );
 my ($rc, $out) = parse('', @clean);
@@ -108,7 +109,8 @@ ok($rc == 0, 'as many walks as --min-walks asks pass');
 ok($rc == 1 && $out =~ /^not ok \d+ - shadow: walks compared: at least 1201$/m, 'fewer walks than --min-walks fail');
 for my $c (['verify_count_mismatches', 'verifier: no count mismatch'],
 	   ['verify_scan_mismatches', 'verifier: no scan mismatch'],
-	   ['anon_vma_id_mismatches', 'anon_vma ids: no mismatch']) {
+	   ['anon_vma_id_mismatches', 'anon_vma ids: no mismatch'],
+	   ['mf_mismatches', 'memory failure: no mismatch']) {
 	my ($stat, $name) = @$c;
 	($rc, $out) = parse('--shadow', map { s/$stat 0/$stat 2/r } @clean);
 	ok($rc == 1 && $out =~ /^not ok \d+ - \Q$name\E$/m, "$stat above 0 fails the run");

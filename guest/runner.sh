@@ -57,7 +57,7 @@ run_once() {
 	rc=$?
 	e=$(cut -d' ' -f1 /proc/uptime)
 	echo "GUEST-DIAG $t${1:+ $*}: rc=$rc, $s..$e s guest uptime (limit $tmo s)"
-	grep -E '^# Totals|^not ok|^ok .*folio_refs back|^Testing |Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child|remaps|corpus|generations|forkrace|scanrace|forkfail|zapfork|backlog)' \
+	grep -E '^# Totals|^not ok|^ok .*folio_refs back|^Testing |Userfaults unit tests|^# (storm|mutate|idle|migrate|pageout|compact|bulk|walks_compared|parent|child|remaps|corpus|generations|forkrace|scanrace|forkfail|zapfork|backlog|hwpoison)' \
 		"$GUEST_OUT/$t.out" | grep -v '^# corpus: [0-9]' | head -40 |
 		sed "s/^/GUEST-DIAG $t: /"
 	# a summary comes last and must survive the cut above
