@@ -16,9 +16,9 @@
  * debug_walk_dwell_us), so that some walk is always in the tree, while
  * the main thread forks NR_FORKS children that exit at once: each exit
  * is a splice in the tree. The pages are MADV_DONTFORK: the forks must
- * not take their anon_vma's lock, under which shadow's walks run. The run is made twice, with no bound and with
- * a bound of BOUND, each measuring the longest list (splices_waiting_max,
- * reset first). Without the bound the walks hold the exits off
+ * not take their anon_vma's lock, under which shadow's walks run. The
+ * run is made twice, with no bound and with a bound of BOUND, each
+ * measuring the longest list (splices_waiting_max, reset first). Without the bound the walks hold the exits off
  * (test 1: the list grew past 4 * BOUND, so the run does what it is
  * for); with it, the list stays near the bound (test 2: at most 2 *
  * BOUND: walks already in the tree end, and exits meanwhile still join
@@ -30,10 +30,10 @@
  * walks them, and only tries, so at the bound it must give up rather
  * than wait (test 4: walks_gave_up_backlog grew with the bound, not
  * without it). This process is mlockall()ed, so that reclaim takes
- * nothing from the walkers and their pages stay where they mark them. Once the
- * walks stop, every splice is made (test 5: contexts_live back within
- * SLACK of where it was), and the shadow check and the count oracle
- * found nothing wrong in any walk (test 6).
+ * nothing from the walkers and their pages stay where they mark them.
+ * Once the walks stop, every splice is made (test 5: contexts_live back
+ * within SLACK of where it was), and the shadow check and the count
+ * oracle found nothing wrong in any walk (test 6).
  *
  * TAP on stdout; exit 0 when every check passed, 1 otherwise, 4
  * (kselftest's skip) without page_idle or the debugfs knobs.
@@ -47,8 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,8 +63,7 @@
 /* contexts not yet dropped by a CPU's lazy TLB or mmput_async() */
 #define SLACK		16
 #define SETTLE_MS	5000
-#define CGROOT		"/sys/fs/cgroup"
-#define CGDIR		CGROOT "/cowctx-backlog"
+#define CGDIR		CGROUP_ROOT "/cowctx-backlog"
 
 static long page_size;
 static uint64_t pfn[NR_PAGES];
@@ -124,27 +121,12 @@ static pid_t toucher(void)
 	}
 }
 
-/* This process, and so its children, in a memory cgroup alone: 0, or -1 */
-static int enter_cgroup(void)
-{
-	char pid[32];
-
-	if (access(CGROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CGROOT, "cgroup2", 0, NULL))
-		return -1;
-	if (write_knob(CGROOT "/cgroup.subtree_control", "+memory") ||
-	    (mkdir(CGDIR, 0755) && errno != EEXIST))
-		return -1;
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	return write_knob(CGDIR "/cgroup.procs", pid);
-}
-
 static void leave_cgroup(void)
 {
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	write_knob(CGROOT "/cgroup.procs", pid);
+	write_knob(CGROUP_ROOT "/cgroup.procs", pid);
 	rmdir(CGDIR);
 }
 
@@ -284,7 +266,7 @@ int main(void)
 		printf("# backlog: stacks: %s\n", strerror(errno));
 		return 1;
 	}
-	if (enter_cgroup() || mlockall(MCL_CURRENT | MCL_FUTURE)) {
+	if (memcg_enter(CGDIR) || mlockall(MCL_CURRENT | MCL_FUTURE)) {
 		printf("# backlog: memory cgroup or mlockall: %s\n",
 		       strerror(errno));
 		return 1;

@@ -29,8 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,8 +36,7 @@
 #include "bench.h"
 #include "idle.h"
 
-#define CGROOT	"/sys/fs/cgroup"
-#define CGDIR	CGROOT "/cowctx-bench"
+#define CGDIR	CGROUP_ROOT "/cowctx-bench"
 #define PM_SWAP	(1ULL << 62)
 
 enum op { OP_IDLE, OP_MIGRATE, OP_RECLAIM, OP_PAGEOUT, NR_OPS };
@@ -48,23 +45,6 @@ static const char *const op_name[NR_OPS] = {
 };
 
 static long page;
-
-/* This process, and so every child it forks, in a memory cgroup alone */
-static void enter_cgroup(void)
-{
-	char pid[32];
-
-	if (access(CGROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CGROOT, "cgroup2", 0, NULL))
-		bench_die("mount cgroup2 on " CGROOT);
-	if (write_knob(CGROOT "/cgroup.subtree_control", "+memory"))
-		bench_die("enable the memory controller");
-	if (mkdir(CGDIR, 0755) && errno != EEXIST)
-		bench_die("mkdir " CGDIR);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (write_knob(CGDIR "/cgroup.procs", pid))
-		bench_die("join " CGDIR);
-}
 
 /*
  * N written pages, moved by mremap() when @moved; small pages (no THP),
@@ -243,7 +223,9 @@ int main(int argc, char **argv)
 		if (!t[op])
 			bench_die("calloc");
 	}
-	enter_cgroup();
+	/* this process, and so every child it forks, in a cgroup alone */
+	if (memcg_enter(CGDIR))
+		bench_die("enter the memory cgroup " CGDIR);
 	for (i = 0; i < nk; i++) {
 		k = argc > optind ? bench_number("K", argv[optind + i], 1, 4096) :
 				    def_k[i];

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "idle.h"
@@ -69,6 +71,21 @@ int write_knob(const char *path, const char *val)
 	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
 	close(fd);
 	return ret;
+}
+
+int memcg_enter(const char *dir)
+{
+	char path[256], pid[32];
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+		return -1;
+	if (write_knob(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(dir, 0755) && errno != EEXIST))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_knob(path, pid);
 }
 
 int map_small_vmas(uintptr_t base, long n, long page_size)

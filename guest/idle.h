@@ -52,6 +52,13 @@ int map_small_vmas(uintptr_t base, long n, long page_size);
  * kernel took, or -1 if the page_idle bitmap does not open.
  */
 long idle_mark_until(const uint64_t *pfn, size_t n, const volatile int *stop);
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+/*
+ * This process, and so every child it forks, into the memory cgroup @dir
+ * (under CGROUP_ROOT, which is mounted as cgroup2 if it is not yet, and
+ * made if it does not exist): 0, or -1 with errno set.
+ */
+int memcg_enter(const char *dir);
 /* Writes @val to the sysctl, sysfs or cgroup file @path: 0, or -1 */
 int write_knob(const char *path, const char *val);
 /* The number a sysctl, sysfs or debugfs file @path holds; -1 if none */

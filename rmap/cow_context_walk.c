@@ -572,7 +572,7 @@ static void walk_parents_first(struct cow_walk *w, struct cow_context *root)
  */
 static bool wait_for_backlog(struct cow_walk *w, struct cow_context *ctx)
 {
-	struct cow_instance *inst = ctx->inst;
+	struct cow_instance *inst = w->inst;
 
 	if (w->rwc->try_lock) {
 		inst->walk.backlog_gave_up++;
