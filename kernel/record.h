@@ -215,9 +215,10 @@ void rec_writer_reaped(struct rec_writer *w, pid_t tid, uint64_t epoch);
 int rec_writer_event(struct rec_writer *w, const struct rec_event *ev);
 /*
  * An exit's teardown (the kmem frees after the exit event) ends with the
- * exiting task's last event: once the task is reaped and the trace
- * drained after that (@drain_epoch moved past the reap), a task whose
- * teardown is ready to be placed, or 0.
+ * last event of the exiting task and of each thread that left its mm
+ * before it (whose mmput() may be the last): once such a task is reaped
+ * and the trace drained after that (@drain_epoch moved past the reap), a
+ * task whose teardown is ready to be placed, or 0.
  */
 pid_t rec_writer_teardown_ready(const struct rec_writer *w,
 				uint64_t drain_epoch);

@@ -47,6 +47,14 @@
 struct rmm {
 	char name[32];
 	int users;
+	int active;		/* its tasks with rtask->active set */
+	/*
+	 * Two of its tasks acted on it at once (two CPUs): the order of
+	 * their statements is the trace's, which need not be the order
+	 * the kernel took (a touch before or after a split, an anon_vma
+	 * reused or not), so its counts may not be the model's
+	 */
+	bool unordered;
 	unsigned long brk;	/* page aligned, as the model keeps it */
 	struct rec_shm_set shm;	/* SysV segments attached, for shmdt() */
 };
@@ -63,8 +71,21 @@ struct rtask {
 	bool known;		/* in the tree: the root, or made by newtask */
 	bool in_exec;		/* faults of exec's own work are its layout */
 	bool reaped;
+	bool exited;		/* its exit read, its reap not yet seen */
 	uint64_t reap_mark;
 	bool in_call;		/* between a system call's enter and exit */
+	/*
+	 * A fault traced and its objects perhaps not all in: the trace
+	 * has only a fault's entry, so it is open until the task's next
+	 * event (anon_vma_prepare() allocates the chain, then the
+	 * anon_vma)
+	 */
+	bool fault_open;
+	/*
+	 * Acting on its mm: a fault open, or in a call that changes the
+	 * layout (not a thread's or vfork's clone, not exec)
+	 */
+	bool active;
 	long pend_av, pend_avc;	/* its objects, for the statement to come */
 	struct rmm *mm;		/* NULL: the root before its first exec */
 	enum rec_sys sys;	/* the system call it is in */
@@ -84,6 +105,13 @@ struct rlayout {
 	struct rec_layout l;
 };
 
+/*
+ * An exit whose frees must be in before the counts are written: the
+ * exit written, or a thread that left an mm others still used. A task's
+ * exit is traced before its mmput() (do_exit()), so the task that frees
+ * an mm need not be the one whose exit is written: a joined thread may
+ * still be on its way out when the process it left exits.
+ */
 struct teardown {
 	pid_t tid;
 	bool reaped, resolved;
@@ -108,6 +136,12 @@ struct rec_writer {
 	bool recorded_due;
 	uint64_t recorded_after, done_seq;
 	bool give_up;
+	/*
+	 * An event was handled in part and waits for ptrace (its task's
+	 * counts already moved, its statement not written): no line until
+	 * it is done
+	 */
+	bool held;
 	bool stack_nohugepage;	/* MAP_STACK sets VM_NOHUGEPAGE here */
 	long recorded_at;	/* statements written when it was last written */
 	/*
@@ -120,6 +154,8 @@ struct rec_writer {
 	long peak_written;
 	bool peak_pending;
 	long checked_at;	/* statements written at the last check */
+	int faults_open;	/* tasks with fault_open set */
+	int nr_unordered;	/* live mms with ->unordered: no counts */
 	int error;
 	struct rec_stats st;
 };
@@ -169,6 +205,10 @@ static void task_remove(struct rec_writer *w, pid_t tid)
 
 	if (!t)
 		return;
+	if (t->fault_open)
+		w->faults_open--;
+	if (t->active && t->mm)
+		t->mm->active--;
 	*p = t->next;
 	task_free(t);
 }
@@ -346,9 +386,11 @@ static struct rmm *mm_new(struct rec_writer *w, pid_t pid)
 	return mm;
 }
 
-static void mm_put(struct rmm *mm)
+static void mm_put(struct rec_writer *w, struct rmm *mm)
 {
 	if (mm && !--mm->users) {
+		if (mm->unordered)
+			w->nr_unordered--;
 		rec_shm_free(&mm->shm);
 		free(mm);
 	}
@@ -400,7 +442,13 @@ int rec_writer_layout(struct rec_writer *w, pid_t pid, struct rec_layout *l)
 
 void rec_writer_reaped(struct rec_writer *w, pid_t tid, uint64_t mark)
 {
-	struct rtask *t = task_find(w, tid);
+	/*
+	 * The stream may lag: a task can be reaped before its newtask is
+	 * read, and its exit's teardown must still find it reaped. A task
+	 * whose exit was read is kept until here, so that a task not found
+	 * is one still to come, never one gone (whose tid may be reused).
+	 */
+	struct rtask *t = task_get(w, tid);
 	int i;
 
 	if (t) {
@@ -413,6 +461,8 @@ void rec_writer_reaped(struct rec_writer *w, pid_t tid, uint64_t mark)
 			w->tds[i].reap_mark = mark;
 		}
 	}
+	if (t && t->exited)
+		task_remove(w, tid);
 }
 
 void rec_writer_give_up(struct rec_writer *w)
@@ -511,11 +561,16 @@ static int on_task_exec(struct rec_writer *w, const struct rec_event *ev)
 	if (t->mm && t->mm->users == 1) {
 		/* its own mm: replaced, and the process keeps its name */
 		mm = t->mm;
+		/* what was out of order went with the old mm */
+		if (mm->unordered) {
+			mm->unordered = false;
+			w->nr_unordered--;
+		}
 		stmt(w, "%s exec brk=0x%lx\n", mm->name,
 		     rl ? rl->l.start_brk : 0);
 	} else {
 		/* the root, or a vfork child leaving its parent's mm */
-		mm_put(t->mm);
+		mm_put(w, t->mm);
 		mm = t->mm = mm_new(w, ev->pid);
 		if (!mm)
 			return -1;
@@ -555,6 +610,11 @@ static int on_newtask(struct rec_writer *w, const struct rec_event *ev)
 	if (!child->mm)
 		return -1;
 	child->mm->brk = parent->mm->brk;
+	/* a copy of a layout the model may not have */
+	if (parent->mm->unordered) {
+		child->mm->unordered = true;
+		w->nr_unordered++;
+	}
 	/* fork attaches the parent's segments in the child too */
 	if (rec_shm_copy(&child->mm->shm, &parent->mm->shm)) {
 		w->error = -ENOMEM;
@@ -584,9 +644,10 @@ static void peak_rise(struct rec_writer *w)
 /*
  * Before the live counts fall: the high they leave gets its point,
  * where the statements written are exactly what made the counts (no
- * exit's teardown pending: its frees may be only partly in). The
+ * exit's teardown pending: its frees may be only partly in; no fault
+ * open: its touch is written, its anon_vma perhaps not yet in). The
  * touch being gathered is written first, since its faults' objects
- * are already counted.
+ * are already counted. A point not written now waits for a later fall.
  */
 static void peak_fall(struct rec_writer *w)
 {
@@ -596,12 +657,37 @@ static void peak_fall(struct rec_writer *w)
 	 */
 	if (!w->st.statements)
 		w->peak_pending = false;
-	if (!w->peak_pending || w->recorded_due)
+	if (!w->peak_pending || w->recorded_due || w->faults_open ||
+	    w->nr_unordered)
 		return;
 	flush_touch(w);
 	write_recorded(w);
 	w->peak_written = w->live_av + w->live_avc;
 	w->peak_pending = false;
+}
+
+/* Wait for @t's last event before the next counts are written */
+static int add_teardown(struct rec_writer *w, const struct rtask *t)
+{
+	struct teardown *td;
+
+	if (w->nr_tds == w->cap_tds) {
+		int ncap = w->cap_tds ? w->cap_tds * 2 : 8;
+		struct teardown *n = realloc(w->tds, ncap * sizeof(*n));
+
+		if (!n) {
+			w->error = -ENOMEM;
+			return -1;
+		}
+		w->tds = n;
+		w->cap_tds = ncap;
+	}
+	td = &w->tds[w->nr_tds++];
+	td->tid = t->tid;
+	td->reaped = t->reaped;
+	td->reap_mark = t->reap_mark;
+	td->resolved = false;
+	return 0;
 }
 
 static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
@@ -610,8 +696,10 @@ static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
 
 	if (!t)
 		return 0;
+	/* a thread leaving: its mmput() may be the one that frees the mm */
+	if (t->known && t->mm && t->mm->users > 1 && add_teardown(w, t))
+		return -1;
 	if (t->known && t->mm && t->mm->users == 1) {
-		struct teardown *td;
 		int i;
 
 		/*
@@ -627,7 +715,8 @@ static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
 		 * the one line after this exit waits for both teardowns,
 		 * so its point stays where the earlier one ends.
 		 */
-		if (w->recorded_due && w->done_seq >= w->recorded_after) {
+		if (w->recorded_due && w->done_seq >= w->recorded_after &&
+		    !w->nr_unordered) {
 			write_recorded(w);
 			w->recorded_after = 0;
 		}
@@ -647,27 +736,17 @@ static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
 			w->checked_at = w->st.statements;
 		}
 		stmt(w, "%s exit\n", t->mm->name);
-		if (w->nr_tds == w->cap_tds) {
-			int ncap = w->cap_tds ? w->cap_tds * 2 : 8;
-			struct teardown *n = realloc(w->tds,
-						     ncap * sizeof(*n));
-
-			if (!n)
-				return -1;
-			w->tds = n;
-			w->cap_tds = ncap;
-		}
-		td = &w->tds[w->nr_tds++];
-		td->tid = t->tid;
-		td->reaped = t->reaped;
-		td->reap_mark = t->reap_mark;
-		td->resolved = false;
+		if (add_teardown(w, t))
+			return -1;
 		w->recorded_due = true;
 	}
 	if (t->mm)
-		mm_put(t->mm);
+		mm_put(w, t->mm);
 	t->mm = NULL;
-	task_remove(w, ev->pid);
+	if (t->reaped)
+		task_remove(w, ev->pid);
+	else
+		t->exited = true;
 	return 0;
 }
 
@@ -689,6 +768,8 @@ static void on_fault(struct rec_writer *w, const struct rec_event *ev)
 		return;
 	}
 	touch(w, t->mm, addr, addr + PAGE, code & PF_WRITE);
+	t->fault_open = true;
+	w->faults_open++;
 }
 
 static int on_sys_enter(struct rec_writer *w, const struct rec_event *ev)
@@ -1083,12 +1164,61 @@ static void account(struct rec_writer *w, const struct rec_event *ev,
 		peak_rise(w);
 }
 
+/* Calls that change the layout: not a thread's or vfork's clone, not exec */
+static bool changes_layout(const struct rec_event *ev)
+{
+	switch (ev->sys) {
+	case RSYS_CLONE:
+		return !(ev->args[0] & R_CLONE_VM);
+	case RSYS_CLONE3:	/* its flags are behind a pointer */
+	case RSYS_VFORK:
+	case RSYS_EXECVE:
+	case RSYS_EXECVEAT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
+ * @t starts acting on its mm (a fault, a call that changes the layout):
+ * if another of the mm's tasks is acting on it too, the two run at once
+ * and the stream's order of their statements is a guess. From then on
+ * the mm's counts are not the model's to check: no count is written
+ * while it lives, nor while a process forked from it lives.
+ */
+static void act(struct rec_writer *w, struct rtask *t)
+{
+	struct rmm *mm = t->mm;
+
+	if (!mm || t->active)
+		return;
+	if (mm->active && !mm->unordered) {
+		mm->unordered = true;
+		w->nr_unordered++;
+		comment(w, "# %s: two of its tasks acted on it at once: the order here is the trace's, and no count is written while it lives\n",
+			mm->name);
+	}
+	t->active = true;
+	mm->active++;
+}
+
 static void settle(struct rec_writer *w, pid_t tid, bool in_call)
 {
 	struct rtask *t = task_find(w, tid);
 
 	if (!t)
 		return;
+	/* its next event: the fault before it is done */
+	if (t->fault_open) {
+		t->fault_open = false;
+		w->faults_open--;
+	}
+	/* and so is the call it was in */
+	if (t->active) {
+		t->active = false;
+		t->mm->active--;
+	}
 	if (t->pend_av + t->pend_avc < 0)
 		peak_fall(w);
 	w->live_av += t->pend_av;
@@ -1140,8 +1270,17 @@ int rec_writer_event(struct rec_writer *w, const struct rec_event *ev)
 		on_sys_exit(w, ev);
 		break;
 	}
+	w->held = ret == 1;
 	if (ret == 1)
 		return 1;
+	if (ev->type == REV_FAULT || (ev->type == REV_SYS_ENTER &&
+				      changes_layout(ev))) {
+		struct rtask *t = task_find(w, ev->pid);
+
+		/* a fault that made no touch acts on nothing */
+		if (t && t->known && (ev->type != REV_FAULT || t->fault_open))
+			act(w, t);
+	}
 	if (ret || w->error)
 		return -1;
 	w->st.events++;
@@ -1178,15 +1317,28 @@ void rec_writer_teardown_end(struct rec_writer *w, pid_t tid,
 
 /*
  * The counts after an exit include its teardown, whose frees follow
- * the exit event: the line waits for the exiting task's last event, and
- * for every other exit pending at the time (their statements are
- * already written, so their frees must be in the count too).
+ * the exit event: the line waits for the last event of the exiting task
+ * and of the threads that left its mm, and for every other exit pending
+ * at the time (their statements are already written, so their frees
+ * must be in the count too). It never comes while an event is held half
+ * done: an exec waiting for its layout has its teardown counted already.
  */
 int rec_writer_after(struct rec_writer *w)
 {
-	int i;
+	int i, n = 0;
 
-	if (!w->recorded_due || w->done_seq < w->recorded_after)
+	/*
+	 * With no line due, the threads that left are waited for only by
+	 * the next exit's line: once placed, recorded_after keeps them
+	 */
+	if (!w->recorded_due) {
+		for (i = 0; i < w->nr_tds; i++)
+			if (!w->tds[i].resolved)
+				w->tds[n++] = w->tds[i];
+		w->nr_tds = n;
+		return 0;
+	}
+	if (w->held || w->nr_unordered || w->done_seq < w->recorded_after)
 		return 0;
 	for (i = 0; i < w->nr_tds; i++)
 		if (!w->tds[i].resolved)
@@ -1211,7 +1363,10 @@ int rec_writer_finish(struct rec_writer *w, const char *status)
 	}
 	flush_touch(w);
 	/* the counts at the end, unless the last exit's line gave them */
-	if (w->recorded_at != w->st.statements)
+	if (w->nr_unordered)
+		comment(w, "# no count at the end: %d address spaces acted on at once still live\n",
+			w->nr_unordered);
+	else if (w->recorded_at != w->st.statements)
 		write_recorded(w);
 	stmt(w, "check\n");
 	comment(w, "# %s\n", status);

@@ -270,6 +270,17 @@ ok "$([ $? = 2 ] && echo 0 || echo 1)" "a bad --buffer-kb: exit 2"
 ok "$([ $? = 0 ] && grep -q 'usage: cowctx record' "$tmp/out" && echo 0 ||
       echo 1)" "--help"
 
+# tools/record-repeat.sh: N recordings, each replayed strictly
+tools/record-repeat.sh --cowctx "$COWCTX" --keep "$tmp/repeat" 3 -- \
+	"$tmp/workload" threads > "$tmp/out" 2>&1
+rc=$?
+ok "$([ $rc = 0 ] && grep -q '^record-repeat: 0 of 3 replays differed' \
+	"$tmp/out" && echo 0 || echo 1)" \
+	"record-repeat.sh: 3 recordings of threads, none differs (exit $rc)" ||
+	diag_file "$tmp/out"
+tools/record-repeat.sh 3 true > /dev/null 2>&1
+ok "$([ $? = 2 ] && echo 0 || echo 1)" "record-repeat.sh without --: exit 2"
+
 # Not root: 77 with the reason, and no file written. Whether cowctx runs
 # as nobody at all is asked first: a checkout in a directory only root
 # may enter (mktemp -d), or a sanitizer's files there (TSAN_OPTIONS'
