@@ -110,12 +110,16 @@ struct rlayout {
  * exit written, or a thread that left an mm others still used. A task's
  * exit is traced before its mmput() (do_exit()), so the task that frees
  * an mm need not be the one whose exit is written: a joined thread may
- * still be on its way out when the process it left exits.
+ * still be on its way out when the process it left exits. Such a
+ * thread's entry has @mm set while that mm lives, and holds no line
+ * back: its frees can come only after the mm's last exit, whose
+ * teardown it then joins (@mm cleared).
  */
 struct teardown {
 	pid_t tid;
 	bool reaped, resolved;
 	uint64_t reap_mark;
+	struct rmm *mm;
 };
 
 struct rec_writer {
@@ -534,6 +538,77 @@ static void write_layout(struct rec_writer *w, struct rmm *mm,
 		}
 }
 
+/* Wait for @t's last event before the next counts are written */
+static int add_teardown(struct rec_writer *w, const struct rtask *t,
+			struct rmm *left)
+{
+	struct teardown *td;
+
+	if (w->nr_tds == w->cap_tds) {
+		int ncap = w->cap_tds ? w->cap_tds * 2 : 8;
+		struct teardown *n = realloc(w->tds, ncap * sizeof(*n));
+
+		if (!n) {
+			w->error = -ENOMEM;
+			return -1;
+		}
+		w->tds = n;
+		w->cap_tds = ncap;
+	}
+	td = &w->tds[w->nr_tds++];
+	td->tid = t->tid;
+	td->reaped = t->reaped;
+	td->reap_mark = t->reap_mark;
+	td->resolved = false;
+	td->mm = left;
+	return 0;
+}
+
+/*
+ * The teardowns of @mm's threads that left it: with @last, they join the
+ * teardown of @mm's last exit; without, @mm goes with none of theirs
+ * (exec's own call frees it), so they are waited for no longer.
+ */
+static void leavers_end(struct rec_writer *w, struct rmm *mm, bool last)
+{
+	int i;
+
+	for (i = 0; i < w->nr_tds; i++) {
+		if (w->tds[i].mm != mm)
+			continue;
+		w->tds[i].mm = NULL;
+		if (!last)
+			w->tds[i].resolved = true;
+	}
+}
+
+/* Whether an exit's teardown is still to come in: a line must wait */
+static bool teardown_pending(const struct rec_writer *w)
+{
+	int i;
+
+	for (i = 0; i < w->nr_tds; i++)
+		if (!w->tds[i].resolved && !w->tds[i].mm)
+			return true;
+	return false;
+}
+
+/*
+ * Resolved entries go: their last events are in recorded_after already.
+ * After a give-up, so do the unresolved exits' (not the leavers').
+ */
+static void teardowns_compact(struct rec_writer *w, bool give_up)
+{
+	int i, n = 0;
+
+	for (i = 0; i < w->nr_tds; i++) {
+		if (w->tds[i].resolved || (give_up && !w->tds[i].mm))
+			continue;
+		w->tds[n++] = w->tds[i];
+	}
+	w->nr_tds = n;
+}
+
 static int on_task_exec(struct rec_writer *w, const struct rec_event *ev)
 {
 	struct rtask *t = task_find(w, ev->other);
@@ -548,9 +623,11 @@ static int on_task_exec(struct rec_writer *w, const struct rec_event *ev)
 	w->give_up = false;
 	if (ev->other != ev->pid) {
 		/* a thread's exec: it takes the leader's pid (de_thread) */
-		struct rtask **p = task_slot(w, ev->other);
+		struct rtask **p;
 
+		/* the old leader first: it may share @t's bucket */
 		task_remove(w, ev->pid);
+		p = task_slot(w, ev->other);
 		*p = t->next;
 		t->tid = ev->pid;
 		p = task_slot(w, ev->pid);
@@ -561,6 +638,12 @@ static int on_task_exec(struct rec_writer *w, const struct rec_event *ev)
 	if (t->mm && t->mm->users == 1) {
 		/* its own mm: replaced, and the process keeps its name */
 		mm = t->mm;
+		/*
+		 * The threads that left it (the old leader among them, never
+		 * reaped: its tid is taken) did not free it: exec did, in
+		 * its own call
+		 */
+		leavers_end(w, mm, false);
 		/* what was out of order went with the old mm */
 		if (mm->unordered) {
 			mm->unordered = false;
@@ -631,6 +714,16 @@ static void write_recorded(struct rec_writer *w)
 	w->recorded_at = w->st.statements;
 }
 
+/*
+ * Whether the counts now are those of the statements written: no
+ * event held half done, no fault open (its anon_vma may be still to
+ * come), no mm whose order is the trace's guess
+ */
+static bool counts_settled(const struct rec_writer *w)
+{
+	return !w->held && !w->faults_open && !w->nr_unordered;
+}
+
 /* After the live counts rose: is this a high worth a point? */
 static void peak_rise(struct rec_writer *w)
 {
@@ -657,37 +750,12 @@ static void peak_fall(struct rec_writer *w)
 	 */
 	if (!w->st.statements)
 		w->peak_pending = false;
-	if (!w->peak_pending || w->recorded_due || w->faults_open ||
-	    w->nr_unordered)
+	if (!w->peak_pending || w->recorded_due || !counts_settled(w))
 		return;
 	flush_touch(w);
 	write_recorded(w);
 	w->peak_written = w->live_av + w->live_avc;
 	w->peak_pending = false;
-}
-
-/* Wait for @t's last event before the next counts are written */
-static int add_teardown(struct rec_writer *w, const struct rtask *t)
-{
-	struct teardown *td;
-
-	if (w->nr_tds == w->cap_tds) {
-		int ncap = w->cap_tds ? w->cap_tds * 2 : 8;
-		struct teardown *n = realloc(w->tds, ncap * sizeof(*n));
-
-		if (!n) {
-			w->error = -ENOMEM;
-			return -1;
-		}
-		w->tds = n;
-		w->cap_tds = ncap;
-	}
-	td = &w->tds[w->nr_tds++];
-	td->tid = t->tid;
-	td->reaped = t->reaped;
-	td->reap_mark = t->reap_mark;
-	td->resolved = false;
-	return 0;
 }
 
 static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
@@ -697,30 +765,29 @@ static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
 	if (!t)
 		return 0;
 	/* a thread leaving: its mmput() may be the one that frees the mm */
-	if (t->known && t->mm && t->mm->users > 1 && add_teardown(w, t))
+	if (t->known && t->mm && t->mm->users > 1 &&
+	    add_teardown(w, t, t->mm))
 		return -1;
 	if (t->known && t->mm && t->mm->users == 1) {
-		int i;
-
 		/*
 		 * One recorded line per exit: the previous exit's line
 		 * comes first, once its teardown is all in.
 		 */
-		for (i = 0; i < w->nr_tds; i++)
-			if (!w->tds[i].resolved && !w->give_up)
-				return 1;
+		if (teardown_pending(w) && !w->give_up)
+			return 1;
 		/*
 		 * The earlier teardown may end after this exit in the
-		 * stream (two CPUs): then its line cannot come first, and
-		 * the one line after this exit waits for both teardowns,
-		 * so its point stays where the earlier one ends.
+		 * stream (two CPUs), or the counts not be settled: then
+		 * its line cannot come first, and the one line after this
+		 * exit waits for both teardowns, so its point stays where
+		 * the earlier one ends.
 		 */
 		if (w->recorded_due && w->done_seq >= w->recorded_after &&
-		    !w->nr_unordered) {
+		    counts_settled(w)) {
 			write_recorded(w);
 			w->recorded_after = 0;
 		}
-		w->nr_tds = 0;
+		teardowns_compact(w, w->give_up);
 		w->recorded_due = false;
 		w->give_up = false;
 		/* the high this exit's teardown will leave */
@@ -736,8 +803,9 @@ static int on_task_exit(struct rec_writer *w, const struct rec_event *ev)
 			w->checked_at = w->st.statements;
 		}
 		stmt(w, "%s exit\n", t->mm->name);
-		if (add_teardown(w, t))
+		if (add_teardown(w, t, NULL))
 			return -1;
+		leavers_end(w, t->mm, true);
 		w->recorded_due = true;
 	}
 	if (t->mm)
@@ -1164,7 +1232,12 @@ static void account(struct rec_writer *w, const struct rec_event *ev,
 		peak_rise(w);
 }
 
-/* Calls that change the layout: not a thread's or vfork's clone, not exec */
+/*
+ * Calls that may change the caller's own layout or pages: not a thread's
+ * or vfork's clone, not exec, not a call on another process's memory,
+ * and of ioctl() and prctl() only those write_unreplayed() names (a
+ * thread asleep in another ioctl() acts on nothing)
+ */
 static bool changes_layout(const struct rec_event *ev)
 {
 	switch (ev->sys) {
@@ -1174,7 +1247,13 @@ static bool changes_layout(const struct rec_event *ev)
 	case RSYS_VFORK:
 	case RSYS_EXECVE:
 	case RSYS_EXECVEAT:
+	case RSYS_PROCESS_MADVISE:
+	case RSYS_PROCESS_VM_WRITEV:
 		return false;
+	case RSYS_IOCTL:
+		return uffd_ioctl_name(ev->args[1]) != NULL;
+	case RSYS_PRCTL:
+		return ev->args[0] == 0x53564d41;	/* PR_SET_VMA */
 	default:
 		return true;
 	}
@@ -1325,26 +1404,11 @@ void rec_writer_teardown_end(struct rec_writer *w, pid_t tid,
  */
 int rec_writer_after(struct rec_writer *w)
 {
-	int i, n = 0;
-
-	/*
-	 * With no line due, the threads that left are waited for only by
-	 * the next exit's line: once placed, recorded_after keeps them
-	 */
-	if (!w->recorded_due) {
-		for (i = 0; i < w->nr_tds; i++)
-			if (!w->tds[i].resolved)
-				w->tds[n++] = w->tds[i];
-		w->nr_tds = n;
+	teardowns_compact(w, false);
+	if (!w->recorded_due || !counts_settled(w) ||
+	    w->done_seq < w->recorded_after || teardown_pending(w))
 		return 0;
-	}
-	if (w->held || w->nr_unordered || w->done_seq < w->recorded_after)
-		return 0;
-	for (i = 0; i < w->nr_tds; i++)
-		if (!w->tds[i].resolved)
-			return 0;
 	write_recorded(w);
-	w->nr_tds = 0;
 	w->recorded_due = false;
 	w->recorded_after = 0;
 	return w->error ? -1 : 0;

@@ -18,6 +18,9 @@
  *   the layout) leave the order of their statements to the trace: no
  *   count is written while that mm lives. A vfork child's faults, its
  *   parent asleep in vfork(), are no such race.
+ * - A thread that left an mm holds no other process's line back: not a
+ *   leader gone by pthread_exit() (reaped only with its last thread),
+ *   nor one a thread's exec took the pid of (never reaped at all).
  *
  * The loop is record_run.c's, in small: a queue of drained events fed in
  * order, a task reaped, a drain after it, then the teardowns placed.
@@ -33,6 +36,7 @@
 #define ROOT		100
 #define THREAD		101
 #define CHILD		102
+#define EXECER		(ROOT + 1024)	/* ROOT's bucket in the writer */
 #define R_CLONE_VM	0x00000100UL
 #define R_CLONE_THREAD	0x00010000UL
 #define MAX_EVENTS	64
@@ -42,6 +46,8 @@ struct stream {
 	struct rec_event q[MAX_EVENTS];
 	int head, nr;
 	uint64_t seq, drains;
+	pid_t reaped[8];	/* ptrace reaps a task once */
+	int nr_reaped;
 	char *text;
 	size_t len;
 	FILE *out;
@@ -160,6 +166,13 @@ static void process(struct stream *s)
 /* ptrace reaps @tid; a drain starts and ends after it */
 static void reap(struct stream *s, pid_t tid)
 {
+	int i;
+
+	for (i = 0; i < s->nr_reaped; i++)
+		if (s->reaped[i] == tid)
+			return;
+	if (s->nr_reaped < 8)
+		s->reaped[s->nr_reaped++] = tid;
 	rec_writer_reaped(s->w, tid, ++s->drains);
 	s->drains++;
 }
@@ -383,6 +396,100 @@ static void vfork_child_alone(void)
 	free(text);
 }
 
+static void exit_line_not_in_an_open_fault(void)
+{
+	struct stream s;
+	char *text;
+
+	start(&s);
+	new_child(&s, 0);
+	add(&s, REV_EXIT, CHILD);
+	/* the root's fault: its chain, the child's last event, its anon_vma */
+	first_write(&s, ROOT, 0x10000000, 0xc1, 0);
+	obj(&s, REV_FREE, CHILD, false, 0xdead);
+	obj(&s, REV_ALLOC, ROOT, true, 0xa1);
+	sys(&s, ROOT, RSYS_MMAP, 0, 0x4000, 3, 0x22, 0x20000000);
+	add(&s, REV_EXIT, THREAD);
+	add(&s, REV_EXIT, ROOT);
+	obj(&s, REV_FREE, ROOT, false, 0xc1);
+	obj(&s, REV_FREE, ROOT, true, 0xa1);
+	reap(&s, CHILD);
+	text = finish(&s, false);
+	/* before: "0/1 1/1 0/0", the child's line inside the root's fault */
+	lines_are(text, "1/1 1/1 0/0",
+		  "an exit's line waits for an open fault");
+	free(text);
+}
+
+/* The output so far, and a line after @stmt in it */
+static bool line_after(struct stream *s, const char *stmt)
+{
+	const char *at;
+
+	fflush(s->out);
+	at = strstr(s->text, stmt);
+	return at && strstr(at, "recorded ");
+}
+
+static void leader_left_first(void)
+{
+	struct stream s;
+	char *text;
+
+	start(&s);
+	new_child(&s, 0);
+	/* pthread_exit() in the leader; its thread runs on */
+	add(&s, REV_EXIT, ROOT);
+	add(&s, REV_EXIT, CHILD);
+	reap(&s, CHILD);
+	process(&s);
+	ok(line_after(&s, "p102 exit\n"),
+	   "a leader gone before its thread holds no other exit's line");
+	add(&s, REV_EXIT, THREAD);
+	text = finish(&s, false);
+	lines_are(text, "0/0 0/0", "a leader gone first: each exit its line");
+	free(text);
+}
+
+static void thread_execs(void)
+{
+	struct rec_layout none = { .start_brk = 0x700000 };
+	struct rec_event *ev;
+	struct stream s;
+	char *text;
+
+	start(&s);
+	ev = add(&s, REV_NEWTASK, ROOT);
+	ev->other = EXECER;
+	ev->args[0] = R_CLONE_VM | R_CLONE_THREAD;
+	first_write(&s, ROOT, 0x10000000, 0xc1, 0xa1);
+	new_child(&s, 0);
+	/* de_thread(): the other threads exit, the leader among them */
+	add(&s, REV_EXIT, ROOT);
+	add(&s, REV_EXIT, THREAD);
+	reap(&s, THREAD);
+	sys_enter(&s, EXECER, RSYS_EXECVE, 0, 0, 0, 0);
+	/* exec_mmap() frees the old mm: the exec'ing thread has ROOT's pid */
+	obj(&s, REV_FREE, ROOT, false, 0xc1);
+	obj(&s, REV_FREE, ROOT, true, 0xa1);
+	ev = add(&s, REV_EXEC, ROOT);
+	ev->other = EXECER;
+	if (rec_writer_layout(s.w, ROOT, &none)) {
+		printf("Bail out! no memory for a layout\n");
+		exit(1);
+	}
+	add(&s, REV_EXIT, CHILD);
+	reap(&s, CHILD);
+	process(&s);
+	ok(line_after(&s, "p102 exit\n"),
+	   "a thread's exec: the old leader, never reaped, holds no line");
+	add(&s, REV_EXIT, ROOT);
+	text = finish(&s, false);
+	ok(strstr(text, "p100 exec brk=0x700000\n") != NULL,
+	   "a thread's exec is the process's");
+	free(text);
+}
+
 int main(void)
 {
 	thread_frees_the_mm();
@@ -390,5 +497,8 @@ int main(void)
 	line_not_inside_a_held_exec();
 	threads_at_once();
 	vfork_child_alone();
+	exit_line_not_in_an_open_fault();
+	leader_left_first();
+	thread_execs();
 	return tap_done();
 }
