@@ -65,28 +65,8 @@ enum rec_sys {
 	RSYS_CLONE3,
 	RSYS_FORK,
 	RSYS_VFORK,
-	/*
-	 * Only to know a task is asleep: a fault is traced at its entry
-	 * alone, and is open until its task's next event (record_write.c),
-	 * so a thread that faults and then waits here would keep one open
-	 */
-	RSYS_FUTEX,
-	RSYS_EPOLL_WAIT,
-	RSYS_EPOLL_PWAIT,
-	RSYS_POLL,
-	RSYS_PPOLL,
-	RSYS_SELECT,
-	RSYS_PSELECT6,
-	RSYS_NANOSLEEP,
-	RSYS_CLOCK_NANOSLEEP,
-	RSYS_WAIT4,
-	RSYS_WAITID,
-	RSYS_PAUSE,
-	RSYS_RT_SIGSUSPEND,
 	RSYS_NR
 };
-
-#define RSYS_FIRST_SLEEP	RSYS_FUTEX
 
 enum rec_ev_type {
 	REV_NEWTASK,	/* pid: parent; child, clone_flags */

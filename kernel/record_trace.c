@@ -54,19 +54,6 @@ const char *const rec_sys_names[RSYS_NR] = {
 	[RSYS_CLONE3] = "clone3",
 	[RSYS_FORK] = "fork",
 	[RSYS_VFORK] = "vfork",
-	[RSYS_FUTEX] = "futex",
-	[RSYS_EPOLL_WAIT] = "epoll_wait",
-	[RSYS_EPOLL_PWAIT] = "epoll_pwait",
-	[RSYS_POLL] = "poll",
-	[RSYS_PPOLL] = "ppoll",
-	[RSYS_SELECT] = "select",
-	[RSYS_PSELECT6] = "pselect6",
-	[RSYS_NANOSLEEP] = "nanosleep",
-	[RSYS_CLOCK_NANOSLEEP] = "clock_nanosleep",
-	[RSYS_WAIT4] = "wait4",
-	[RSYS_WAITID] = "waitid",
-	[RSYS_PAUSE] = "pause",
-	[RSYS_RT_SIGSUSPEND] = "rt_sigsuspend",
 };
 
 static const char *const plain_events[] = {

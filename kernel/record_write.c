@@ -1240,8 +1240,6 @@ static void account(struct rec_writer *w, const struct rec_event *ev,
  */
 static bool changes_layout(const struct rec_event *ev)
 {
-	if (ev->sys >= RSYS_FIRST_SLEEP)
-		return false;
 	switch (ev->sys) {
 	case RSYS_CLONE:
 		return !(ev->args[0] & R_CLONE_VM);

@@ -18,8 +18,6 @@
  *   the layout) leave the order of their statements to the trace: no
  *   count is written while that mm lives. A vfork child's faults, its
  *   parent asleep in vfork(), are no such race.
- * - A thread asleep (futex(), epoll_wait(), ...) after a fault has that
- *   fault done: another thread's fault later is no race.
  * - A thread that left an mm holds no other process's line back: not a
  *   leader gone by pthread_exit() (reaped only with its last thread),
  *   nor one a thread's exec took the pid of (never reaped at all).
@@ -433,32 +431,6 @@ static bool line_after(struct stream *s, const char *stmt)
 	return at && strstr(at, "recorded ");
 }
 
-static void asleep_after_a_fault(void)
-{
-	struct stream s;
-	char *text;
-
-	start(&s);
-	first_write(&s, THREAD, 0x10000000, 0xc1, 0xa1);
-	/* the thread waits in futex(): its fault is done */
-	sys_enter(&s, THREAD, RSYS_FUTEX, 0, 0, 0, 0);
-	sys(&s, ROOT, RSYS_MMAP, 0, 0x4000, 3, 0x22, 0x20000000);
-	first_write(&s, ROOT, 0x20000000, 0xc2, 0xa2);
-	new_child(&s, 0);
-	add(&s, REV_EXIT, CHILD);
-	reap(&s, CHILD);
-	process(&s);
-	ok(line_after(&s, "p102 exit\n"),
-	   "a thread asleep after its fault: an exit's line comes");
-	sys_exit(&s, THREAD, RSYS_FUTEX, 0);
-	add(&s, REV_EXIT, THREAD);
-	add(&s, REV_EXIT, ROOT);
-	text = finish(&s, false);
-	ok(!strstr(text, "at once"),
-	   "a thread asleep after its fault: no race");
-	free(text);
-}
-
 static void leader_left_first(void)
 {
 	struct stream s;
@@ -526,7 +498,6 @@ int main(void)
 	threads_at_once();
 	vfork_child_alone();
 	exit_line_not_in_an_open_fault();
-	asleep_after_a_fault();
 	leader_left_first();
 	thread_execs();
 	return tap_done();
