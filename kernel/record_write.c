@@ -390,11 +390,23 @@ static struct rmm *mm_new(struct rec_writer *w, pid_t pid)
 	return mm;
 }
 
+/* Mark @mm unordered or not, keeping w->nr_unordered its count */
+static void mm_set_unordered(struct rec_writer *w, struct rmm *mm,
+			     bool unordered)
+{
+	if (mm->unordered == unordered)
+		return;
+	mm->unordered = unordered;
+	if (unordered)
+		w->nr_unordered++;
+	else
+		w->nr_unordered--;
+}
+
 static void mm_put(struct rec_writer *w, struct rmm *mm)
 {
 	if (mm && !--mm->users) {
-		if (mm->unordered)
-			w->nr_unordered--;
+		mm_set_unordered(w, mm, false);
 		rec_shm_free(&mm->shm);
 		free(mm);
 	}
@@ -645,10 +657,7 @@ static int on_task_exec(struct rec_writer *w, const struct rec_event *ev)
 		 */
 		leavers_end(w, mm, false);
 		/* what was out of order went with the old mm */
-		if (mm->unordered) {
-			mm->unordered = false;
-			w->nr_unordered--;
-		}
+		mm_set_unordered(w, mm, false);
 		stmt(w, "%s exec brk=0x%lx\n", mm->name,
 		     rl ? rl->l.start_brk : 0);
 	} else {
@@ -694,10 +703,7 @@ static int on_newtask(struct rec_writer *w, const struct rec_event *ev)
 		return -1;
 	child->mm->brk = parent->mm->brk;
 	/* a copy of a layout the model may not have */
-	if (parent->mm->unordered) {
-		child->mm->unordered = true;
-		w->nr_unordered++;
-	}
+	mm_set_unordered(w, child->mm, parent->mm->unordered);
 	/* fork attaches the parent's segments in the child too */
 	if (rec_shm_copy(&child->mm->shm, &parent->mm->shm)) {
 		w->error = -ENOMEM;
@@ -1273,8 +1279,7 @@ static void act(struct rec_writer *w, struct rtask *t)
 	if (!mm || t->active)
 		return;
 	if (mm->active && !mm->unordered) {
-		mm->unordered = true;
-		w->nr_unordered++;
+		mm_set_unordered(w, mm, true);
 		comment(w, "# %s: two of its tasks acted on it at once: the order here is the trace's, and no count is written while it lives\n",
 			mm->name);
 	}
